@@ -1,0 +1,554 @@
+//! Checks the repr(C) types of `omprt-abi` against the struct types that
+//! clang 22 really emits for an OpenMP program: device IR for nvptx64
+//! (sm_90) and host IR for the x86-64 side.
+//!
+//! The static assertions in the crate pin the sizes we believe in; this test
+//! ties those beliefs to the compiler. It needs clang 22 and fails (never
+//! skips) without it, because a silent pass would hide ABI drift.
+
+use core::mem::{align_of, offset_of, size_of};
+use omprt_abi::host::{KernelArgs, OffloadEntry, KERNEL_ARGS_VERSION};
+use omprt_abi::symbols::{DYNAMIC_ENVIRONMENT_SUFFIX, KERNEL_ENVIRONMENT_SUFFIX, KERNEL_PREFIX};
+use omprt_abi::{
+    ConfigurationEnvironment, DeviceEnvironment, DynamicEnvironment, ExecMode, Ident, KernelEnvironment,
+    KernelLaunchEnvironment,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// One kernel with a teams reduction (SPMD, launch environment) and one plain
+/// `target` region (generic mode), so both flavours of kernel environment appear.
+const PROGRAM: &str = r#"
+double sum(const double *a, int n) {
+  double s = 0;
+#pragma omp target teams distribute parallel for reduction(+:s) map(to: a[0:n])
+  for (int i = 0; i < n; i++)
+    s += a[i];
+  return s;
+}
+
+int answer(void) {
+  int x = 0;
+#pragma omp target map(tofrom: x)
+  { x = 42; }
+  return x;
+}
+"#;
+
+// ---------------------------------------------------------------------------
+// Running clang
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn clang() -> PathBuf {
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("clang-22"))
+        .find(|p| p.is_file());
+    let found = on_path.or_else(|| Some(PathBuf::from("/usr/lib/llvm-22/bin/clang")).filter(|p| p.is_file()));
+    let Some(clang) = found else {
+        panic!("clang-22 not found on PATH: run 'bash scripts/setup.sh' (as root) to install clang 22");
+    };
+    let out = Command::new(&clang).arg("--version").output().expect("cannot run clang-22 --version");
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        version.contains("version 22."),
+        "{} is not clang 22 ({}): run 'bash scripts/setup.sh'",
+        clang.display(),
+        version.lines().next().unwrap_or("")
+    );
+    clang
+}
+
+/// Compiles [`PROGRAM`] with `side_flags` (device-only or host-only) to textual IR.
+/// Device attempts in order: plain; with the CUDA folder of scripts/setup.sh
+/// (without a CUDA install clang defaults to PTX 4.2, too old for sm_90);
+/// with the PTX version forced, so the test does not depend on that folder.
+fn compile(tag: &str, side_flags: &[&str]) -> String {
+    let clang = clang();
+    let dir = std::env::temp_dir().join(format!("omprt-clang-layout-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("prog.c");
+    let out = dir.join("out.ll");
+    std::fs::write(&src, PROGRAM).unwrap();
+
+    let cuda = repo_root().join(".toolchain/cuda");
+    let mut attempts: Vec<Vec<String>> = vec![vec![]];
+    if side_flags.contains(&"--offload-device-only") {
+        if cuda.is_dir() {
+            attempts.push(vec![format!("--cuda-path={}", cuda.display())]);
+        }
+        attempts.push(["-Xclang", "-target-feature", "-Xclang", "+ptx78"].map(String::from).to_vec());
+    }
+    let mut failures = String::new();
+    for extra in &attempts {
+        let mut cmd = Command::new(&clang);
+        cmd.args(["-O0", "-fopenmp", "--offload-arch=sm_90", "-nogpulib"])
+            .args(side_flags)
+            .args(["-emit-llvm", "-S", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .args(extra)
+            .current_dir(&dir);
+        let res = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+        if res.status.success() {
+            let ir = std::fs::read_to_string(&out).unwrap();
+            let _ = std::fs::remove_dir_all(&dir);
+            return ir;
+        }
+        failures += &format!("{cmd:?} failed ({}):\n{}\n", res.status, String::from_utf8_lossy(&res.stderr));
+    }
+    panic!("clang-22 could not compile the test program ({tag}); if the toolchain is incomplete run 'bash scripts/setup.sh'\n{failures}");
+}
+
+fn device_ir() -> &'static str {
+    static IR: OnceLock<String> = OnceLock::new();
+    IR.get_or_init(|| compile("device", &["--offload-device-only"]))
+}
+
+fn host_ir() -> &'static str {
+    static IR: OnceLock<String> = OnceLock::new();
+    IR.get_or_init(|| compile("host", &["--offload-host-only"]))
+}
+
+// ---------------------------------------------------------------------------
+// A small parser for LLVM struct types and their natural-alignment layout.
+// Natural alignment is right for both targets here: nvptx64's datalayout only
+// adds 32-bit pointers in addrspace(6), and x86-64 aligns i64/ptr to 8.
+
+#[derive(Debug, Clone, PartialEq)]
+enum Ty {
+    Int(u32),
+    Float,
+    Double,
+    Ptr,
+    Array(u64, Box<Ty>),
+    Struct(Vec<Ty>),
+    Named(String),
+}
+
+struct Parser<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn rest(&self) -> &'a str {
+        &self.s[self.pos..]
+    }
+    fn skip_ws(&mut self) {
+        self.pos += self.rest().len() - self.rest().trim_start().len();
+    }
+    fn eat(&mut self, tok: &str) -> bool {
+        self.skip_ws();
+        if self.rest().starts_with(tok) {
+            self.pos += tok.len();
+            true
+        } else {
+            false
+        }
+    }
+    fn expect(&mut self, tok: &str) {
+        assert!(self.eat(tok), "expected `{tok}` at `{}` in `{}`", self.rest(), self.s);
+    }
+    fn word(&mut self) -> &'a str {
+        self.skip_ws();
+        let n = self
+            .rest()
+            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '$' | '-')))
+            .unwrap_or(self.rest().len());
+        let w = &self.rest()[..n];
+        self.pos += n;
+        w
+    }
+
+    fn ty(&mut self) -> Ty {
+        self.skip_ws();
+        if self.rest().starts_with("<{") {
+            panic!("packed struct types are not supported (their layout ignores alignment): `{}`", self.s);
+        }
+        if self.eat("{") {
+            let mut fields = Vec::new();
+            if !self.eat("}") {
+                loop {
+                    fields.push(self.ty());
+                    if self.eat("}") {
+                        break;
+                    }
+                    self.expect(",");
+                }
+            }
+            return Ty::Struct(fields);
+        }
+        if self.eat("[") {
+            let n = self.word().parse().unwrap_or_else(|_| panic!("bad array length in `{}`", self.s));
+            self.expect("x");
+            let elem = self.ty();
+            self.expect("]");
+            return Ty::Array(n, Box::new(elem));
+        }
+        if self.eat("%") {
+            let name = self.word();
+            assert!(!name.is_empty(), "unsupported type name at `{}` in `{}`", self.rest(), self.s);
+            return Ty::Named(format!("%{name}"));
+        }
+        let w = self.word();
+        match w {
+            "ptr" => {
+                assert!(!self.rest().trim_start().starts_with("addrspace"), "pointer address spaces are not supported: `{}`", self.s);
+                Ty::Ptr
+            }
+            "float" => Ty::Float,
+            "double" => Ty::Double,
+            _ => match w.strip_prefix('i').and_then(|b| b.parse().ok()) {
+                Some(bits) if bits > 0 => Ty::Int(bits),
+                _ => panic!("unsupported LLVM type `{w}{}` in `{}`", self.rest(), self.s),
+            },
+        }
+    }
+}
+
+fn parse_ty(s: &str) -> Ty {
+    let mut p = Parser { s, pos: 0 };
+    let t = p.ty();
+    p.skip_ws();
+    assert!(p.rest().is_empty(), "trailing text `{}` after type in `{s}`", p.rest());
+    t
+}
+
+/// `%name = type <body>` lines, bodies kept as text so unrelated types that the
+/// parser does not handle (opaque, packed) only matter if a checked type uses them.
+fn struct_defs(ir: &str) -> HashMap<String, String> {
+    ir.lines()
+        .filter(|l| l.starts_with('%'))
+        .filter_map(|l| l.split_once(" = type "))
+        .map(|(name, body)| (name.to_string(), body.trim().to_string()))
+        .collect()
+}
+
+fn round_up(x: u64, align: u64) -> u64 {
+    x.div_ceil(align) * align
+}
+
+/// (size, align) of `ty`, resolving named structs through `defs`.
+fn size_align(ty: &Ty, defs: &HashMap<String, String>) -> (u64, u64) {
+    match ty {
+        Ty::Int(bits) => {
+            let bytes = u64::from(*bits).div_ceil(8).next_power_of_two();
+            (bytes, bytes.min(16))
+        }
+        Ty::Float => (4, 4),
+        Ty::Double | Ty::Ptr => (8, 8),
+        Ty::Array(n, elem) => {
+            let (size, align) = size_align(elem, defs);
+            (n * size, align)
+        }
+        Ty::Struct(fields) => {
+            let l = layout_of_fields(fields, defs);
+            (l.size, l.align)
+        }
+        Ty::Named(name) => {
+            let l = struct_layout(defs, name);
+            (l.size, l.align)
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Layout {
+    size: u64,
+    align: u64,
+    offsets: Vec<u64>,
+    sizes: Vec<u64>,
+}
+
+fn layout_of_fields(fields: &[Ty], defs: &HashMap<String, String>) -> Layout {
+    let (mut end, mut max_align) = (0, 1);
+    let (mut offsets, mut sizes) = (Vec::new(), Vec::new());
+    for f in fields {
+        let (size, align) = size_align(f, defs);
+        let off = round_up(end, align);
+        offsets.push(off);
+        sizes.push(size);
+        end = off + size;
+        max_align = max_align.max(align);
+    }
+    Layout { size: round_up(end, max_align), align: max_align, offsets, sizes }
+}
+
+fn struct_layout(defs: &HashMap<String, String>, name: &str) -> Layout {
+    let body = defs.get(name).unwrap_or_else(|| panic!("{name} is not defined in the IR"));
+    match parse_ty(body) {
+        Ty::Struct(fields) => layout_of_fields(&fields, defs),
+        other => panic!("{name} is not a struct type: {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The Rust side
+
+struct RustLayout {
+    name: &'static str,
+    size: usize,
+    align: usize,
+    /// (field, offset, size) in declaration order.
+    fields: Vec<(&'static str, usize, usize)>,
+}
+
+fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
+    size_of::<F>()
+}
+
+/// Lists a type's fields in declaration order. The exhaustive destructuring
+/// pattern makes a forgotten or renamed field a compile error.
+macro_rules! rust_layout {
+    ($ty:ident { $($field:ident),* $(,)? }) => {{
+        #[allow(dead_code, unused_variables)]
+        fn all_fields_listed(v: $ty) {
+            let $ty { $($field),* } = v;
+        }
+        RustLayout {
+            name: stringify!($ty),
+            size: size_of::<$ty>(),
+            align: align_of::<$ty>(),
+            fields: vec![$((stringify!($field), offset_of!($ty, $field), field_size(|v: &$ty| &v.$field))),*],
+        }
+    }};
+}
+
+fn ident() -> RustLayout {
+    rust_layout!(Ident { reserved_1, flags, reserved_2, reserved_3, psource })
+}
+fn configuration_environment() -> RustLayout {
+    rust_layout!(ConfigurationEnvironment {
+        use_generic_state_machine,
+        may_use_nested_parallelism,
+        exec_mode,
+        min_threads,
+        max_threads,
+        min_teams,
+        max_teams,
+        reduction_data_size,
+        reduction_buffer_length,
+    })
+}
+fn kernel_environment() -> RustLayout {
+    rust_layout!(KernelEnvironment { configuration, ident, dynamic_env })
+}
+fn dynamic_environment() -> RustLayout {
+    rust_layout!(DynamicEnvironment { debug_indention_level })
+}
+fn kernel_launch_environment() -> RustLayout {
+    rust_layout!(KernelLaunchEnvironment { reduction_cnt, reduction_iter_cnt, reduction_buffer })
+}
+fn device_environment() -> RustLayout {
+    rust_layout!(DeviceEnvironment {
+        device_debug_kind,
+        num_devices,
+        device_num,
+        dynamic_mem_size,
+        clock_frequency,
+        indirect_call_table,
+        indirect_call_table_size,
+        hardware_parallelism,
+    })
+}
+fn kernel_args() -> RustLayout {
+    rust_layout!(KernelArgs {
+        version,
+        num_args,
+        arg_base_ptrs,
+        arg_ptrs,
+        arg_sizes,
+        arg_types,
+        arg_names,
+        arg_mappers,
+        tripcount,
+        flags,
+        num_teams,
+        thread_limit,
+        dyn_cgroup_mem,
+    })
+}
+fn offload_entry() -> RustLayout {
+    rust_layout!(OffloadEntry { reserved, version, kind, flags, address, symbol_name, size, data, aux_addr })
+}
+
+/// Field i of the LLVM struct must sit where the i-th Rust field sits, with the
+/// same size; the whole struct must have the same size and alignment.
+fn assert_same_layout(ir: &str, llvm_name: &str, rust: RustLayout) {
+    let defs = struct_defs(ir);
+    let llvm = struct_layout(&defs, llvm_name);
+    let ctx = format!("{llvm_name} = type {} vs {}", defs[llvm_name], rust.name);
+    assert_eq!(llvm.offsets.len(), rust.fields.len(), "field count differs: {ctx}");
+    for (i, (&(field, off, size), (&l_off, &l_size))) in
+        rust.fields.iter().zip(llvm.offsets.iter().zip(&llvm.sizes)).enumerate()
+    {
+        assert_eq!(off as u64, l_off, "offset of field {i} ({}::{field}) differs: {ctx}", rust.name);
+        assert_eq!(size as u64, l_size, "size of field {i} ({}::{field}) differs: {ctx}", rust.name);
+    }
+    assert_eq!(rust.size as u64, llvm.size, "size differs: {ctx}");
+    assert_eq!(rust.align as u64, llvm.align, "alignment differs: {ctx}");
+}
+
+// ---------------------------------------------------------------------------
+// Parser self-checks, so a parser bug cannot make the real checks vacuous.
+
+#[test]
+fn llvm_layout_parser_handles_the_needed_forms() {
+    let ir = "%struct.A = type { i8, i8, i8, i32 }\n\
+              %struct.B = type { %struct.A, ptr, [3 x i32], i16 }\n\
+              %struct.C = type { i64, { i8, double }, [2 x %struct.A] }\n";
+    let defs = struct_defs(ir);
+    let a = struct_layout(&defs, "%struct.A");
+    assert_eq!((a.offsets.as_slice(), a.size, a.align), (&[0, 1, 2, 4][..], 8, 4));
+    let b = struct_layout(&defs, "%struct.B");
+    assert_eq!((b.offsets.as_slice(), b.size, b.align), (&[0, 8, 16, 28][..], 32, 8));
+    assert_eq!(b.sizes, [8, 8, 12, 2]);
+    let c = struct_layout(&defs, "%struct.C");
+    assert_eq!((c.offsets.as_slice(), c.size, c.align), (&[0, 8, 24][..], 40, 8));
+}
+
+#[test]
+#[should_panic(expected = "packed struct types are not supported")]
+fn llvm_layout_parser_rejects_packed_structs() {
+    let defs = struct_defs("%struct.P = type <{ i8, i32 }>\n");
+    struct_layout(&defs, "%struct.P");
+}
+
+// ---------------------------------------------------------------------------
+// Device side
+
+#[test]
+fn device_ident_t_matches_ident() {
+    assert_same_layout(device_ir(), "%struct.ident_t", ident());
+}
+
+#[test]
+fn device_configuration_environment_matches() {
+    assert_same_layout(device_ir(), "%struct.ConfigurationEnvironmentTy", configuration_environment());
+}
+
+#[test]
+fn device_kernel_environment_matches() {
+    assert_same_layout(device_ir(), "%struct.KernelEnvironmentTy", kernel_environment());
+}
+
+#[test]
+fn device_dynamic_environment_matches() {
+    assert_same_layout(device_ir(), "%struct.DynamicEnvironmentTy", dynamic_environment());
+}
+
+/// Parses `{ i8 0, i8 1, ... }`, the ConfigurationEnvironmentTy initializer
+/// inside a kernel environment constant.
+fn configuration_values(line: &str) -> ConfigurationEnvironment {
+    let start = line.find("%struct.ConfigurationEnvironmentTy {").expect("no configuration initializer")
+        + "%struct.ConfigurationEnvironmentTy {".len();
+    let end = start + line[start..].find('}').unwrap();
+    let v: Vec<i64> = line[start..end]
+        .split(',')
+        .map(|f| f.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("bad value `{f}` in {line}")))
+        .collect();
+    assert_eq!(v.len(), configuration_environment().fields.len(), "initializer arity: {line}");
+    ConfigurationEnvironment {
+        use_generic_state_machine: v[0] as u8,
+        may_use_nested_parallelism: v[1] as u8,
+        exec_mode: v[2] as u8,
+        min_threads: v[3] as i32,
+        max_threads: v[4] as i32,
+        min_teams: v[5] as i32,
+        max_teams: v[6] as i32,
+        reduction_data_size: v[7] as i32,
+        reduction_buffer_length: v[8] as i32,
+    }
+}
+
+#[test]
+fn device_kernel_environment_constants_are_emitted_per_kernel() {
+    let ir = device_ir();
+    let decl = format!("{KERNEL_ENVIRONMENT_SUFFIX} = weak_odr protected constant %struct.KernelEnvironmentTy {{");
+    let envs: Vec<&str> =
+        ir.lines().filter(|l| l.starts_with(&format!("@{KERNEL_PREFIX}")) && l.contains(&decl)).collect();
+    assert_eq!(envs.len(), 2, "expected one kernel environment per target region, found {envs:#?}");
+
+    for line in &envs {
+        // The dynamic environment pointer names the matching per-kernel global.
+        let kernel = &line[1..line.find(KERNEL_ENVIRONMENT_SUFFIX).unwrap()];
+        let dyn_env = format!("@{kernel}{DYNAMIC_ENVIRONMENT_SUFFIX}");
+        assert!(line.trim_end().ends_with(&format!("ptr {dyn_env} }}")), "{line}");
+        assert!(ir.contains(&format!("{dyn_env} = weak_odr protected global %struct.DynamicEnvironmentTy")));
+    }
+    // The reduction kernel is SPMD and needs a teams-reduction buffer; the
+    // plain target region is generic with max_teams -1.
+    let configs: Vec<ConfigurationEnvironment> = envs.iter().map(|l| configuration_values(l)).collect();
+    let spmd = configs.iter().find(|c| c.mode().is_spmd()).expect("no SPMD kernel environment");
+    assert!(spmd.has_teams_reduction(), "{spmd:?}");
+    assert_eq!(spmd.reduction_data_size, 8, "one double per team: {spmd:?}");
+    assert_eq!(spmd.reduction_buffer_length, 1024, "{spmd:?}");
+    let generic = configs.iter().find(|c| c.mode() == ExecMode::GENERIC).expect("no generic kernel environment");
+    assert!(!generic.has_teams_reduction(), "{generic:?}");
+    assert_eq!(generic.max_teams, -1, "{generic:?}");
+}
+
+/// These types live in the runtime and the host plugin, not in clang's output;
+/// compare them when they do show up, else rely on the sizes LLVM 22 uses.
+#[test]
+fn launch_and_device_environments_match_llvm_22() {
+    let ir = device_ir();
+    let defs = struct_defs(ir);
+    for (name, rust, size) in [
+        ("%struct.KernelLaunchEnvironmentTy", kernel_launch_environment(), 16),
+        ("%struct.DeviceEnvironmentTy", device_environment(), 48),
+    ] {
+        assert_eq!(rust.size, size, "{}", rust.name);
+        if defs.contains_key(name) {
+            assert_same_layout(ir, name, rust);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Host side
+
+#[test]
+fn host_ident_t_matches_ident() {
+    assert_same_layout(host_ir(), "%struct.ident_t", ident());
+}
+
+#[test]
+fn host_kernel_arguments_match_kernel_args() {
+    let ir = host_ir();
+    assert_same_layout(ir, "%struct.__tgt_kernel_arguments", kernel_args());
+    // Field 0 (version) is stored right after its getelementptr.
+    let lines: Vec<&str> = ir.lines().map(str::trim).collect();
+    let mut versions = Vec::new();
+    for w in lines.windows(2) {
+        if w[0].contains("getelementptr inbounds nuw %struct.__tgt_kernel_arguments") && w[0].ends_with("i32 0, i32 0") {
+            let gep = w[0].split(" = ").next().unwrap();
+            let value = w[1].strip_prefix("store i32 ").and_then(|r| r.strip_suffix(&format!(", ptr {gep}, align 4")));
+            versions.push(value.unwrap_or_else(|| panic!("unexpected version store: {}", w[1])).to_string());
+        }
+    }
+    assert_eq!(versions, vec![KERNEL_ARGS_VERSION.to_string(); 2], "one kernel-args block per target region");
+}
+
+#[test]
+fn host_offload_entries_match_offload_entry() {
+    let ir = host_ir();
+    assert_same_layout(ir, "%struct.__tgt_offload_entry", offload_entry());
+    let entries: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.starts_with("@.offloading.entry.") && l.contains("constant %struct.__tgt_offload_entry {"))
+        .collect();
+    assert_eq!(entries.len(), 2, "{entries:#?}");
+    for e in entries {
+        assert!(e.contains("section \"llvm_offload_entries\""), "{e}");
+        // reserved 0, version 1, kind 1 (OpenMP), as the plugin expects.
+        assert!(e.contains("%struct.__tgt_offload_entry { i64 0, i16 1, i16 1, "), "{e}");
+    }
+}

@@ -1,0 +1,55 @@
+//! The one target-specific layer: a small vocabulary of GPU primitives with
+//! two backends.
+//!
+//! * `nvptx`: LLVM NVVM intrinsics, compiled into the device bitcode.
+//! * `sim`: a host simulation of a grid (see [`sim::launch`]) used by tests.
+//!
+//! Everything outside this module is written against these functions only,
+//! so the same runtime logic runs on the GPU and in `cargo test`.
+
+#[cfg(target_arch = "nvptx64")]
+mod nvptx;
+#[cfg(target_arch = "nvptx64")]
+pub use nvptx::*;
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod sim;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use sim::*;
+
+/// Threads per warp on every NVIDIA GPU omprt targets.
+pub const WARP_SIZE: u32 = 32;
+
+/// Lane of the calling thread within its warp.
+#[inline(always)]
+pub fn lane_id() -> u32 {
+    thread_id_in_block() % WARP_SIZE
+}
+
+/// Warp of the calling thread within its block.
+#[inline(always)]
+pub fn warp_id() -> u32 {
+    thread_id_in_block() / WARP_SIZE
+}
+
+/// The bytes of a NUL-terminated string, the NUL included.
+#[allow(unsafe_code)]
+pub fn c_string(ptr: *const u8) -> &'static [u8] {
+    let mut len = 0;
+    // SAFETY: callers pass a NUL-terminated string that lives for the kernel
+    // (clang's constant strings do).
+    unsafe {
+        while *ptr.add(len) != 0 {
+            len += 1;
+        }
+        core::slice::from_raw_parts(ptr, len + 1)
+    }
+}
+
+/// `__shfl_down_sync` on 64 bits, as two 32-bit shuffles.
+#[inline(always)]
+pub fn shuffle_down_u64(mask: u32, value: u64, delta: u32, width: u32) -> u64 {
+    let lo = shuffle_down_u32(mask, value as u32, delta, width);
+    let hi = shuffle_down_u32(mask, (value >> 32) as u32, delta, width);
+    (u64::from(hi) << 32) | u64::from(lo)
+}

@@ -1,0 +1,215 @@
+//! nvptx64 backend of [`crate::arch`]: the only file that names NVVM
+//! intrinsics or PTX. Barriers use intrinsics (not inline asm) so that LLVM
+//! and openmp-opt see them for what they are.
+#![allow(unsafe_code)]
+
+use core::ffi::c_void;
+
+#[allow(improper_ctypes)]
+unsafe extern "C" {
+    #[link_name = "llvm.nvvm.read.ptx.sreg.tid.x"]
+    fn sreg_tid_x() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.ntid.x"]
+    fn sreg_ntid_x() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.ctaid.x"]
+    fn sreg_ctaid_x() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.nctaid.x"]
+    fn sreg_nctaid_x() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.globaltimer"]
+    fn sreg_globaltimer() -> i64;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.lanemask.lt"]
+    fn sreg_lanemask_lt() -> i32;
+    #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.all"]
+    fn barrier_cta_sync_aligned_all(id: i32);
+    #[link_name = "llvm.nvvm.barrier.cta.sync.all"]
+    fn barrier_cta_sync_all(id: i32);
+    #[link_name = "llvm.nvvm.barrier.cta.sync.count"]
+    fn barrier_cta_sync(id: i32, count: i32);
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn bar_warp_sync(mask: i32);
+    #[link_name = "llvm.nvvm.activemask"]
+    fn activemask() -> i32;
+    #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
+    fn shfl_sync_down_i32(mask: i32, value: i32, delta: i32, clamp: i32) -> i32;
+    #[link_name = "llvm.nvvm.vote.ballot.sync"]
+    fn vote_ballot_sync(mask: i32, pred: bool) -> i32;
+    #[link_name = "llvm.nvvm.membar.cta"]
+    fn membar_cta();
+    #[link_name = "llvm.nvvm.membar.gl"]
+    fn membar_gl();
+    #[link_name = "llvm.nvvm.membar.sys"]
+    fn membar_sys();
+    #[link_name = "llvm.trap"]
+    fn llvm_trap() -> !;
+
+    #[link_name = "llvm.nvvm.nanosleep"]
+    fn nanosleep(ns: i32);
+
+    /// CUDA's device printf, resolved by ptxas/nvlink.
+    fn vprintf(format: *const u8, args: *const c_void) -> i32;
+    /// CUDA's device heap (sized by the host, LIBOMPTARGET_HEAP_SIZE).
+    #[link_name = "malloc"]
+    fn cuda_malloc(bytes: u64) -> *mut u8;
+    #[link_name = "free"]
+    fn cuda_free(ptr: *mut u8);
+}
+
+#[inline(always)]
+pub fn thread_id_in_block() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { sreg_tid_x() as u32 }
+}
+#[inline(always)]
+pub fn num_threads_in_block() -> u32 {
+    // SAFETY: as above.
+    unsafe { sreg_ntid_x() as u32 }
+}
+#[inline(always)]
+pub fn block_id() -> u32 {
+    // SAFETY: as above.
+    unsafe { sreg_ctaid_x() as u32 }
+}
+#[inline(always)]
+pub fn num_blocks() -> u32 {
+    // SAFETY: as above.
+    unsafe { sreg_nctaid_x() as u32 }
+}
+/// Nanoseconds of the GPU's global timer.
+#[inline(always)]
+pub fn global_timer_ns() -> u64 {
+    // SAFETY: as above.
+    unsafe { sreg_globaltimer() as u64 }
+}
+/// Bit mask of the lanes below the calling one.
+#[inline(always)]
+pub fn lanemask_lt() -> u32 {
+    // SAFETY: as above.
+    unsafe { sreg_lanemask_lt() as u32 }
+}
+
+/// `bar.sync 0`: every thread of the block, converged, arrives.
+#[inline(always)]
+pub fn sync_threads_aligned() {
+    // SAFETY: callers guarantee all threads of the block reach this call.
+    unsafe { barrier_cta_sync_aligned_all(0) }
+}
+/// `barrier.sync id`: every live thread of the block, from any control flow.
+#[inline(always)]
+pub fn sync_threads_unaligned(id: u32) {
+    // SAFETY: callers guarantee all live threads of the block reach a barrier `id`.
+    unsafe { barrier_cta_sync_all(id as i32) }
+}
+/// `barrier.sync id, count`: `count` threads (a multiple of the warp size).
+#[inline(always)]
+pub fn sync_threads_counted(id: u32, count: u32) {
+    // SAFETY: callers guarantee `count` threads reach a barrier `id`.
+    unsafe { barrier_cta_sync(id as i32, count as i32) }
+}
+#[inline(always)]
+pub fn sync_warp(mask: u32) {
+    // SAFETY: the lanes in `mask` all call this with the same mask.
+    unsafe { bar_warp_sync(mask as i32) }
+}
+#[inline(always)]
+pub fn active_mask() -> u32 {
+    // SAFETY: no preconditions.
+    unsafe { activemask() as u32 }
+}
+/// `__shfl_down_sync(mask, value, delta, width)`.
+#[inline(always)]
+pub fn shuffle_down_u32(mask: u32, value: u32, delta: u32, width: u32) -> u32 {
+    let clamp = ((WARP_SIZE_U - width) << 8) | 0x1f;
+    // SAFETY: the lanes in `mask` all take part.
+    unsafe { shfl_sync_down_i32(mask as i32, value as i32, delta as i32, clamp as i32) as u32 }
+}
+const WARP_SIZE_U: u32 = super::WARP_SIZE;
+#[inline(always)]
+pub fn ballot(mask: u32, pred: bool) -> u32 {
+    // SAFETY: the lanes in `mask` all take part.
+    unsafe { vote_ballot_sync(mask as i32, pred) as u32 }
+}
+#[inline(always)]
+pub fn fence_block() {
+    // SAFETY: no preconditions.
+    unsafe { membar_cta() }
+}
+#[inline(always)]
+pub fn fence_device() {
+    // SAFETY: no preconditions.
+    unsafe { membar_gl() }
+}
+#[inline(always)]
+pub fn fence_system() {
+    // SAFETY: no preconditions.
+    unsafe { membar_sys() }
+}
+
+/// Device-heap allocation, 16-byte aligned; null when the heap is exhausted.
+#[inline(always)]
+pub fn malloc(bytes: u64) -> *mut u8 {
+    // SAFETY: CUDA's malloc has no preconditions.
+    unsafe { cuda_malloc(bytes) }
+}
+#[inline(always)]
+pub fn free(ptr: *mut u8) {
+    // SAFETY: callers pass a pointer from `malloc` (or null).
+    unsafe { cuda_free(ptr) }
+}
+/// Backs off in a spin loop so the lock owner (maybe in the same warp) runs.
+#[inline(always)]
+pub fn spin_pause() {
+    // SAFETY: no preconditions (sm_70+).
+    unsafe { nanosleep(64) }
+}
+
+/// Prints a NUL-terminated message with the device printf, then traps.
+#[inline(never)]
+#[cold]
+pub fn trap_with_message(message: &[u8]) -> ! {
+    // SAFETY: `message` is NUL-terminated (callers pass byte-string literals
+    // ending in \0) and has no format directives; vprintf reads no arguments.
+    unsafe {
+        vprintf(message.as_ptr(), core::ptr::null());
+        llvm_trap()
+    }
+}
+
+/// Prints "omprt: <what>: <name>" then traps; both NUL-terminated.
+#[inline(never)]
+#[cold]
+pub fn trap_naming(what: &[u8], name: &[u8]) -> ! {
+    print_naming(what, name);
+    // SAFETY: no preconditions.
+    unsafe { llvm_trap() }
+}
+
+/// Prints "omprt: <what>: <name>"; both NUL-terminated.
+#[inline(never)]
+#[cold]
+pub fn print_naming(what: &[u8], name: &[u8]) {
+    #[repr(C)]
+    struct Args {
+        what: *const u8,
+        name: *const u8,
+    }
+    let args = Args { what: what.as_ptr(), name: name.as_ptr() };
+    // SAFETY: both strings are NUL-terminated and match the two %s.
+    unsafe {
+        vprintf(b"omprt: %s: %s\n\0".as_ptr(), (&raw const args).cast());
+    }
+}
+
+/// Per-team ("CTA-shared") runtime state. The build step that produces the
+/// bitcode moves every static in section `.omprt.shared` into addrspace(3),
+/// and fails if a mutable static is left in global memory unmarked.
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_SHARED: crate::state::TeamSharedCell = crate::state::TeamSharedCell::new();
+
+#[inline(always)]
+pub fn team_shared() -> &'static crate::state::TeamSharedCell {
+    &TEAM_SHARED
+}
+
+/// Called once per thread when it leaves the kernel; nothing to do on a GPU.
+#[inline(always)]
+pub fn thread_exit() {}

@@ -1,0 +1,361 @@
+//! Host simulation backend of [`crate::arch`].
+//!
+//! [`launch`] runs a grid of `blocks × threads` OS threads. Each thread knows
+//! its ids through a thread-local; each simulated block owns its team-shared
+//! state, a block barrier, counted ("named") barriers and one exchange area
+//! per warp for shuffles and votes.
+//!
+//! Barriers follow the hardware rule the runtime relies on: a thread that has
+//! left the kernel counts as arrived. Warp collectives model *converged* warps
+//! only (every live lane of the warp takes part), which is how the runtime
+//! uses them. A trap in any simulated thread poisons the grid: every thread
+//! blocked in a barrier panics too, so a failing test ends instead of hanging.
+#![allow(unsafe_code)]
+
+use super::WARP_SIZE;
+use crate::state::TeamSharedCell;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// A barrier over the threads still alive: exiting lowers the count.
+struct LiveBarrier {
+    state: Mutex<LiveState>,
+    cv: Condvar,
+}
+
+struct LiveState {
+    live: u32,
+    arrived: u32,
+    generation: u64,
+}
+
+impl LiveBarrier {
+    fn new(live: u32) -> Self {
+        LiveBarrier { state: Mutex::new(LiveState { live, arrived: 0, generation: 0 }), cv: Condvar::new() }
+    }
+
+    fn wait(&self, poisoned: &AtomicBool) {
+        let mut s = self.state.lock().unwrap();
+        s.arrived += 1;
+        if s.arrived >= s.live {
+            s.arrived = 0;
+            s.generation += 1;
+            self.cv.notify_all();
+            return;
+        }
+        let generation = s.generation;
+        while s.generation == generation {
+            check_poison(poisoned);
+            s = self.cv.wait_timeout(s, Duration::from_millis(20)).unwrap().0;
+        }
+    }
+
+    fn leave(&self) {
+        let mut s = self.state.lock().unwrap();
+        s.live -= 1;
+        if s.arrived > 0 && s.arrived >= s.live {
+            s.arrived = 0;
+            s.generation += 1;
+            self.cv.notify_all();
+        }
+    }
+}
+
+fn check_poison(poisoned: &AtomicBool) {
+    if poisoned.load(Ordering::Relaxed) {
+        panic!("omprt sim: another simulated thread trapped");
+    }
+}
+
+/// Barrier `id` with an explicit thread count (PTX `barrier.sync id, count`).
+#[derive(Default)]
+struct CountedState {
+    arrived: HashMap<u32, (u32, u64)>,
+}
+
+struct Warp {
+    barrier: LiveBarrier,
+    slots: Mutex<[u64; WARP_SIZE as usize]>,
+}
+
+struct Block {
+    barrier: LiveBarrier,
+    counted: Mutex<CountedState>,
+    counted_cv: Condvar,
+    warps: Vec<Warp>,
+    team: TeamSharedCell,
+}
+
+struct Grid {
+    poisoned: AtomicBool,
+    start: Instant,
+}
+
+#[derive(Clone)]
+struct SimThread {
+    tid: u32,
+    bid: u32,
+    ntid: u32,
+    nblocks: u32,
+    block: Arc<Block>,
+    grid: Arc<Grid>,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<SimThread>> = const { RefCell::new(None) };
+}
+
+fn with<R>(f: impl FnOnce(&SimThread) -> R) -> R {
+    CURRENT.with(|c| {
+        let c = c.borrow();
+        let t = c.as_ref().expect("omprt sim: runtime entry point called outside arch::sim::launch");
+        f(t)
+    })
+}
+
+/// Runs `body` on a simulated grid of `num_blocks` blocks of
+/// `threads_per_block` threads and waits for all of them. Panics (after all
+/// threads ended) if any simulated thread panicked or trapped.
+pub fn launch<F>(num_blocks: u32, threads_per_block: u32, body: F)
+where
+    F: Fn() + Sync,
+{
+    assert!(num_blocks > 0 && threads_per_block > 0 && threads_per_block <= 1024);
+    let grid = Arc::new(Grid { poisoned: AtomicBool::new(false), start: Instant::now() });
+    let warps_per_block = threads_per_block.div_ceil(WARP_SIZE);
+    let blocks: Vec<Arc<Block>> = (0..num_blocks)
+        .map(|_| {
+            let warps = (0..warps_per_block)
+                .map(|w| {
+                    let lanes = (threads_per_block - w * WARP_SIZE).min(WARP_SIZE);
+                    Warp { barrier: LiveBarrier::new(lanes), slots: Mutex::new([0; WARP_SIZE as usize]) }
+                })
+                .collect();
+            Arc::new(Block {
+                barrier: LiveBarrier::new(threads_per_block),
+                counted: Mutex::new(CountedState::default()),
+                counted_cv: Condvar::new(),
+                warps,
+                team: TeamSharedCell::new(),
+            })
+        })
+        .collect();
+    let body = &body;
+    let failures = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for (bid, block) in blocks.iter().enumerate() {
+            for tid in 0..threads_per_block {
+                let me = SimThread {
+                    tid,
+                    bid: bid as u32,
+                    ntid: threads_per_block,
+                    nblocks: num_blocks,
+                    block: block.clone(),
+                    grid: grid.clone(),
+                };
+                let handle = std::thread::Builder::new()
+                    .stack_size(256 * 1024)
+                    .spawn_scoped(s, move || {
+                        CURRENT.with(|c| *c.borrow_mut() = Some(me.clone()));
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+                        if result.is_err() {
+                            me.grid.poisoned.store(true, Ordering::Relaxed);
+                        }
+                        thread_exit();
+                        CURRENT.with(|c| *c.borrow_mut() = None);
+                        result.err().map(panic_message)
+                    })
+                    .expect("omprt sim: cannot spawn a simulated thread");
+                handles.push(handle);
+            }
+        }
+        handles.into_iter().filter_map(|h| h.join().ok().flatten()).collect::<Vec<_>>()
+    });
+    if !failures.is_empty() {
+        // Report the root cause, not the threads that were woken by the poison.
+        let first = failures
+            .iter()
+            .find(|m| !m.contains("another simulated thread trapped"))
+            .unwrap_or(&failures[0]);
+        panic!("{first}");
+    }
+}
+
+fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = e.downcast_ref::<String>() {
+        s.clone()
+    } else if let Some(s) = e.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else {
+        "omprt sim: a simulated thread panicked".to_string()
+    }
+}
+
+pub fn thread_id_in_block() -> u32 {
+    with(|t| t.tid)
+}
+pub fn num_threads_in_block() -> u32 {
+    with(|t| t.ntid)
+}
+pub fn block_id() -> u32 {
+    with(|t| t.bid)
+}
+pub fn num_blocks() -> u32 {
+    with(|t| t.nblocks)
+}
+pub fn global_timer_ns() -> u64 {
+    with(|t| t.grid.start.elapsed().as_nanos() as u64)
+}
+pub fn lanemask_lt() -> u32 {
+    (1u32 << super::lane_id()) - 1
+}
+
+pub fn sync_threads_aligned() {
+    with(|t| t.block.barrier.wait(&t.grid.poisoned))
+}
+pub fn sync_threads_unaligned(_id: u32) {
+    sync_threads_aligned()
+}
+pub fn sync_threads_counted(id: u32, count: u32) {
+    with(|t| {
+        let block = &t.block;
+        let mut s = block.counted.lock().unwrap();
+        let entry = s.arrived.entry(id).or_insert((0, 0));
+        entry.0 += 1;
+        if entry.0 >= count {
+            entry.0 = 0;
+            entry.1 += 1;
+            block.counted_cv.notify_all();
+            return;
+        }
+        let generation = entry.1;
+        while s.arrived[&id].1 == generation {
+            check_poison(&t.grid.poisoned);
+            s = block.counted_cv.wait_timeout(s, Duration::from_millis(20)).unwrap().0;
+        }
+    })
+}
+
+fn warp_of(t: &SimThread) -> &Warp {
+    &t.block.warps[(t.tid / WARP_SIZE) as usize]
+}
+
+pub fn sync_warp(_mask: u32) {
+    with(|t| warp_of(t).barrier.wait(&t.grid.poisoned))
+}
+/// The live lanes of the caller's warp (the sim models converged warps).
+pub fn active_mask() -> u32 {
+    with(|t| {
+        let live = warp_of(t).barrier.state.lock().unwrap().live;
+        if live >= 32 { u32::MAX } else { (1u32 << live) - 1 }
+    })
+}
+
+/// Every live lane publishes `mine`, then reads lane `pick(lane)`.
+fn warp_exchange(mine: u64, pick: impl FnOnce(u32) -> u32) -> u64 {
+    with(|t| {
+        let warp = warp_of(t);
+        let lane = t.tid % WARP_SIZE;
+        warp.slots.lock().unwrap()[lane as usize] = mine;
+        warp.barrier.wait(&t.grid.poisoned);
+        let value = warp.slots.lock().unwrap()[pick(lane) as usize];
+        warp.barrier.wait(&t.grid.poisoned);
+        value
+    })
+}
+
+pub fn shuffle_down_u32(_mask: u32, value: u32, delta: u32, width: u32) -> u32 {
+    warp_exchange(u64::from(value), |lane| {
+        let segment_end = (lane / width) * width + width;
+        if lane + delta < segment_end { lane + delta } else { lane }
+    }) as u32
+}
+
+pub fn ballot(mask: u32, pred: bool) -> u32 {
+    let mut result = 0u32;
+    for lane in 0..WARP_SIZE {
+        let bit = warp_exchange(u64::from(pred), |_| lane);
+        if bit != 0 {
+            result |= 1 << lane;
+        }
+    }
+    result & mask
+}
+
+pub fn fence_block() {
+    std::sync::atomic::fence(Ordering::SeqCst)
+}
+pub fn fence_device() {
+    std::sync::atomic::fence(Ordering::SeqCst)
+}
+pub fn fence_system() {
+    std::sync::atomic::fence(Ordering::SeqCst)
+}
+
+const HEADER: usize = 16;
+
+/// Heap allocation with a 16-byte header holding the size (`free` needs it).
+pub fn malloc(bytes: u64) -> *mut u8 {
+    let layout = std::alloc::Layout::from_size_align(bytes as usize + HEADER, 16).expect("allocation size");
+    // SAFETY: the layout has a non-zero size.
+    unsafe {
+        let base = std::alloc::alloc(layout);
+        if base.is_null() {
+            return base;
+        }
+        base.cast::<u64>().write(bytes);
+        base.add(HEADER)
+    }
+}
+
+pub fn free(ptr: *mut u8) {
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: `ptr` came from `malloc`, which put the size just before it.
+    unsafe {
+        let base = ptr.sub(HEADER);
+        let bytes = base.cast::<u64>().read() as usize;
+        std::alloc::dealloc(base, std::alloc::Layout::from_size_align_unchecked(bytes + HEADER, 16));
+    }
+}
+
+pub fn spin_pause() {
+    std::thread::yield_now()
+}
+
+fn c_str(bytes: &[u8]) -> &str {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    std::str::from_utf8(&bytes[..end]).unwrap_or("<non-utf8>")
+}
+
+pub fn trap_with_message(message: &[u8]) -> ! {
+    panic!("{}", c_str(message).trim_end())
+}
+
+pub fn trap_naming(what: &[u8], name: &[u8]) -> ! {
+    panic!("omprt: {}: {}", c_str(what), c_str(name))
+}
+
+pub fn print_naming(what: &[u8], name: &[u8]) {
+    eprintln!("omprt: {}: {}", c_str(what), c_str(name));
+}
+
+pub fn team_shared() -> &'static TeamSharedCell {
+    // SAFETY: the block outlives every simulated thread of it (launch joins
+    // all threads before dropping the blocks), and only those threads call this.
+    with(|t| unsafe { &*(&t.block.team as *const TeamSharedCell) })
+}
+
+/// Marks the calling simulated thread as gone for barriers and warp collectives.
+pub fn thread_exit() {
+    CURRENT.with(|c| {
+        if let Some(t) = c.borrow().as_ref() {
+            t.block.barrier.leave();
+            warp_of(t).barrier.leave();
+        }
+    })
+}

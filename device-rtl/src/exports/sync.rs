@@ -1,0 +1,110 @@
+//! Barriers, master/masked, flush and warp-level synchronisation.
+
+use super::*;
+use crate::{arch, mapping, sync};
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_barrier(_loc: IdentPtr, _gtid: i32) {
+    sync::team_barrier()
+}
+
+/// An aligned barrier of the whole block, executed convergently by all threads.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C-unwind" fn __kmpc_barrier_simple_spmd(_loc: IdentPtr, _gtid: i32) {
+    sync::threads_aligned()
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_flush(_loc: IdentPtr) {
+    arch::fence_device()
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_master(_loc: IdentPtr, _gtid: i32) -> i32 {
+    i32::from(mapping::omp_thread_num() == 0)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_end_master(_loc: IdentPtr, _gtid: i32) {}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_masked(_loc: IdentPtr, _gtid: i32, filter: i32) -> i32 {
+    i32::from(mapping::omp_thread_num() as i32 == filter)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_end_masked(_loc: IdentPtr, _gtid: i32) {}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_warp_active_thread_mask() -> i64 {
+    i64::from(arch::active_mask())
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_syncwarp(mask: i64) {
+    arch::sync_warp(mask as u32)
+}
+
+/// The non-aligned block barrier of the generic-mode worker protocol.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub extern "C-unwind" fn __kmpc_barrier_simple_generic(_loc: IdentPtr, _gtid: i32) {
+    sync::all_threads()
+}
+
+/// Cancellation is never activated on the device, so a cancellable barrier
+/// is a barrier that reports "not cancelled".
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_cancel_barrier(_loc: IdentPtr, _gtid: i32) -> i32 {
+    sync::team_barrier();
+    0
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_cancel(_loc: IdentPtr, _gtid: i32, _kind: i32) -> i32 {
+    0
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_cancellationpoint(_loc: IdentPtr, _gtid: i32, _kind: i32) -> i32 {
+    0
+}
+
+/// `#pragma omp error at(execution)`: severity 1 warns, 2 is fatal.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_error(_loc: IdentPtr, severity: i32, message: *const u8) {
+    crate::debug::user_error(severity == 2, message)
+}
+
+// `critical` locks the first word of clang's `[8 x i32]` name; clang calls
+// these one lane at a time (ABI-CONTRACT.md 5.6).
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_critical(_loc: IdentPtr, _gtid: i32, name: CriticalNamePtr) {
+    sync::set_lock(sync::lock_word(name.cast()))
+}
+/// Hints are performance advice; every hint gets the same lock.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_critical_with_hint(_loc: IdentPtr, _gtid: i32, name: CriticalNamePtr, _hint: i32) {
+    sync::set_lock(sync::lock_word(name.cast()))
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_end_critical(_loc: IdentPtr, _gtid: i32, name: CriticalNamePtr) {
+    sync::unset_lock(sync::lock_word(name.cast()))
+}
+
+/// The team's thread 0 executes `single` (any one thread may).
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_single(_loc: IdentPtr, _gtid: i32) -> i32 {
+    i32::from(mapping::omp_thread_num() == 0)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_end_single(_loc: IdentPtr, _gtid: i32) {}
+
+not_yet! {
+    fn __kmpc_copyprivate(IdentPtr, i32, u64, VoidPtr, FnPtr, i32);
+    fn __kmpc_ordered(IdentPtr, i32);
+    fn __kmpc_end_ordered(IdentPtr, i32);
+    fn __kmpc_doacross_init(IdentPtr, i32, i32, VoidPtr);
+    fn __kmpc_doacross_post(IdentPtr, i32, *mut i64);
+    fn __kmpc_doacross_wait(IdentPtr, i32, *mut i64);
+    fn __kmpc_doacross_fini(IdentPtr, i32);
+}

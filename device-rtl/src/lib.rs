@@ -1,0 +1,36 @@
+//! omprt's OpenMP device runtime.
+//!
+//! Built two ways from the same source:
+//! * for `nvptx64-nvidia-cuda` (no_std) into `libomptarget-nvptx.bc`, the
+//!   bitcode clang 22 links into every OpenMP target region;
+//! * for the host, where [`arch`] is a simulation of a GPU grid (threads as OS
+//!   threads, block barriers, warp rendezvous, per-team shared storage), so
+//!   `cargo test` exercises the same runtime logic without a GPU.
+//!
+//! Only [`arch`] knows which of the two it is; the C ABI lives in [`exports`]
+//! as one-line delegates into the target-independent modules.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics), allow(internal_features))]
+#![feature(c_variadic)]
+#![deny(unsafe_code, unsafe_op_in_unsafe_fn)]
+#![allow(clippy::missing_safety_doc)]
+
+pub mod arch;
+pub mod config;
+pub mod debug;
+pub mod exports;
+pub mod kernel;
+pub mod mapping;
+pub mod memory;
+pub mod parallel;
+pub mod reduction;
+pub mod state;
+pub mod sync;
+pub mod workshare;
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // Formatting the message would pull core::fmt into every kernel.
+    arch::trap_with_message(b"omprt: runtime panic\n\0")
+}

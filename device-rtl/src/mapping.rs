@@ -1,0 +1,98 @@
+//! Who is who: hardware ids, the execution mode, the generic-mode main
+//! thread, and the OpenMP thread numbering derived from them.
+//!
+//! The mode is read from the team state, not through a call of the exported
+//! `__kmpc_is_spmd_exec_mode`: openmp-opt folds such calls per kernel, but in a
+//! TU with kernels of both modes it left a call behind without a definition,
+//! and nvlink failed on `state_machines.c` at -O2.
+
+use crate::arch::{self, WARP_SIZE};
+use crate::state;
+use omprt_abi::ExecMode;
+
+#[inline(always)]
+pub fn thread_id_in_block() -> u32 {
+    arch::thread_id_in_block()
+}
+#[inline(always)]
+pub fn num_threads_in_block() -> u32 {
+    arch::num_threads_in_block()
+}
+#[inline(always)]
+pub fn block_id() -> u32 {
+    arch::block_id()
+}
+#[inline(always)]
+pub fn num_blocks() -> u32 {
+    arch::num_blocks()
+}
+
+#[inline(always)]
+pub fn is_spmd_mode() -> bool {
+    ExecMode::from_bits_retain(state::team(|t| t.exec_mode)).is_spmd()
+}
+
+/// Generic mode: the main thread is the first lane of the last warp
+/// (LLVM 22's host adds that warp for it; ABI-CONTRACT.md 3.2).
+#[inline(always)]
+pub fn main_thread_id_in_generic_mode() -> u32 {
+    (num_threads_in_block() - 1) & !(WARP_SIZE - 1)
+}
+
+#[inline(always)]
+pub fn is_main_thread_in_generic_mode() -> bool {
+    !is_spmd_mode() && thread_id_in_block() == main_thread_id_in_generic_mode()
+}
+
+/// The thread that runs the team's sequential code: thread 0 in SPMD mode,
+/// the main thread in generic mode.
+#[inline(always)]
+pub fn is_initial_thread() -> bool {
+    if is_spmd_mode() { thread_id_in_block() == 0 } else { is_main_thread_in_generic_mode() }
+}
+
+/// Threads that can run a parallel region: all in SPMD mode; in generic
+/// mode all but the main thread's warp.
+#[inline(always)]
+pub fn max_team_threads() -> u32 {
+    let n = num_threads_in_block();
+    if is_spmd_mode() { n } else { n.saturating_sub(WARP_SIZE) }
+}
+
+/// Size of the current active team.
+#[inline(always)]
+pub fn active_team_size() -> u32 {
+    let size = state::team(|t| t.parallel_team_size);
+    if size == 0 { max_team_threads() } else { size }
+}
+
+/// `omp_get_ancestor_thread_num(level)` for the calling thread.
+pub fn ancestor_thread_num(level: i32) -> i32 {
+    let icvs = state::icvs();
+    if level < 0 || level as u32 > icvs.level {
+        return -1;
+    }
+    // Only level 1 can be active on a GPU; every other level is a team of one.
+    if level == 1 && icvs.active_level == 1 { thread_id_in_block() as i32 } else { 0 }
+}
+
+/// `omp_get_team_size(level)` for the calling thread.
+pub fn team_size(level: i32) -> i32 {
+    let icvs = state::icvs();
+    if level < 0 || level as u32 > icvs.level {
+        return -1;
+    }
+    if level == 1 && icvs.active_level == 1 { active_team_size() as i32 } else { 1 }
+}
+
+/// OpenMP `omp_get_thread_num()` within the innermost region.
+#[inline(always)]
+pub fn omp_thread_num() -> u32 {
+    ancestor_thread_num(state::icvs().level as i32) as u32
+}
+
+/// OpenMP `omp_get_num_threads()` within the innermost region.
+#[inline(always)]
+pub fn omp_num_threads() -> u32 {
+    team_size(state::icvs().level as i32) as u32
+}

@@ -1,0 +1,115 @@
+//! Memory the compiler asks the runtime for: `__kmpc_alloc_shared` (variables
+//! clang "globalises" because other threads may see them) and the argument
+//! buffer of generic-mode parallel regions.
+//!
+//! Budget: a 512-byte stack in CTA-shared memory serves the generic-mode main
+//! thread, which is where clang globalises the variables a parallel region
+//! shares (upstream splits 512 bytes over all threads, which leaves each one
+//! 0 bytes at 64+ threads). Every other request, and any request that does not
+//! fit, falls back to the device heap; an exhausted heap traps with a message.
+//! Allocations are LIFO per thread and 16-byte aligned (clang marks the call
+//! sites `align 16`).
+#![allow(unsafe_code)]
+
+use crate::{arch, debug, mapping, state};
+use core::ffi::c_void;
+
+pub const SHARED_STACK_BYTES: usize = 512;
+pub const ALIGNMENT: u64 = 16;
+
+#[repr(C, align(16))]
+pub struct SharedStack {
+    bytes: [u8; SHARED_STACK_BYTES],
+}
+
+impl SharedStack {
+    pub const fn new() -> Self {
+        SharedStack { bytes: [0; SHARED_STACK_BYTES] }
+    }
+}
+
+impl Default for SharedStack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn stack_base() -> *mut u8 {
+    // SAFETY: only a raw pointer into the team's shared storage is formed.
+    unsafe { (&raw mut (*arch::team_shared().get()).stack.bytes).cast() }
+}
+
+#[inline(always)]
+fn round_up(bytes: u64) -> u64 {
+    bytes.div_ceil(ALIGNMENT) * ALIGNMENT
+}
+
+/// Device-heap allocation that traps, naming `who`, when the heap is exhausted.
+pub fn heap_alloc(bytes: u64, who: &[u8]) -> *mut c_void {
+    let p = arch::malloc(bytes.max(1));
+    if p.is_null() {
+        debug::fatal(b"device heap exhausted (raise LIBOMPTARGET_HEAP_SIZE)\0", who)
+    }
+    p.cast()
+}
+
+/// `__kmpc_alloc_shared`.
+pub fn alloc_shared(bytes: u64) -> *mut c_void {
+    let size = round_up(bytes);
+    if mapping::is_main_thread_in_generic_mode() {
+        let top = state::team(|t| t.stack_top) as u64;
+        if top + size <= SHARED_STACK_BYTES as u64 {
+            state::update_team(|t| t.stack_top = (top + size) as u32);
+            // SAFETY: `top + size` is within the stack array.
+            return unsafe { stack_base().add(top as usize) }.cast();
+        }
+    }
+    heap_alloc(size, b"__kmpc_alloc_shared\0")
+}
+
+/// `__kmpc_free_shared`: `bytes` is the size passed to the allocation.
+pub fn free_shared(ptr: *mut c_void, bytes: u64) {
+    let base = stack_base() as usize;
+    let addr = ptr as usize;
+    if addr >= base && addr < base + SHARED_STACK_BYTES {
+        let size = round_up(bytes) as u32;
+        let top = state::team(|t| t.stack_top);
+        debug::check(addr - base + size as usize == top as usize, b"frees out of LIFO order\0", b"__kmpc_free_shared\0");
+        state::update_team(|t| t.stack_top = top - size);
+    } else {
+        arch::free(ptr.cast());
+    }
+}
+
+/// The team's shared-memory argument slots.
+fn inline_arg_slots() -> *mut *mut c_void {
+    // SAFETY: only a raw pointer into the team's shared storage is formed.
+    unsafe { (&raw mut (*arch::team_shared().get()).shared_args).cast() }
+}
+
+/// `__kmpc_begin_sharing_variables`: a buffer for `n` captured variables
+/// that the workers can read (the main thread's stack is private to it).
+pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
+    let inline = inline_arg_slots();
+    let buffer = if n as usize <= state::SHARED_ARG_SLOTS {
+        inline
+    } else {
+        heap_alloc(n * 8, b"__kmpc_begin_sharing_variables\0").cast()
+    };
+    state::update_team(|t| t.shared_args = buffer);
+    buffer
+}
+
+/// `__kmpc_end_sharing_variables`.
+pub fn end_sharing_variables() {
+    let buffer = state::team(|t| t.shared_args);
+    if !buffer.is_null() && buffer != inline_arg_slots() {
+        arch::free(buffer.cast());
+    }
+    state::update_team(|t| t.shared_args = core::ptr::null_mut());
+}
+
+/// `__kmpc_get_shared_variables`.
+pub fn shared_variables() -> *mut *mut c_void {
+    state::team(|t| t.shared_args)
+}

@@ -1,0 +1,282 @@
+//! Parallel regions: `__kmpc_parallel_60` and the generic-mode worker protocol.
+//!
+//! * Serialized (`if(false)` outside SPMD, a region nested in another, a team
+//!   of one in generic mode): the calling thread runs the region itself in a
+//!   new data environment with `level + 1`.
+//! * SPMD: every thread of the block calls it (a collective). Thread 0 picks
+//!   the team size from `num_threads`, the nthreads ICV and the block, and
+//!   publishes it; threads `0..n` run the region; aligned barriers fence the
+//!   team-state update and its restoration.
+//! * Generic: the main thread publishes the region (wrapper, captured
+//!   variables, team size) and meets the workers at two block barriers: the
+//!   first releases them into the region, the second waits until they are done.
+//!   Team sizes are multiples of the warp size (`n < 32` runs serialized).
+#![allow(unsafe_code)]
+
+use crate::{arch, debug, mapping, memory, state, sync};
+use core::ffi::c_void;
+
+/// Team size for a region asking for `requested` threads (-1 = no clause).
+pub fn threads_for_region(requested: i32) -> u32 {
+    let icv = if requested != -1 { requested } else { state::icvs().nthreads as i32 };
+    let max = mapping::max_team_threads();
+    let n = if icv > 0 && (icv as u32) < max { icv as u32 } else { max };
+    if mapping::is_spmd_mode() {
+        n
+    } else if n < arch::WARP_SIZE {
+        1
+    } else {
+        n & !(arch::WARP_SIZE - 1)
+    }
+}
+
+/// Whether a region reached from the current state must run serialized.
+fn must_serialize(if_expr: i32) -> bool {
+    // A GPU has one level of active parallelism: anything nested runs
+    // serialized. (SPMD handles `if(false)` as a collective team of one.)
+    (if_expr == 0 && !mapping::is_spmd_mode()) || state::icvs().level > 0
+}
+
+/// # Safety
+/// `outlined` is clang's outlined region taking `(i32*, i32*, nargs × void*)`;
+/// `wrapper` its generic-mode wrapper (may be null in SPMD kernels); `args`
+/// points to `nargs` pointers.
+///
+/// Inlined into the kernel, where clang's `nargs` is a constant: every path
+/// then calls the outlined region with one known arity (a dispatcher over all
+/// arities would give each kernel the register needs of a 34-argument call).
+#[inline(always)]
+pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) {
+    let run_alone = must_serialize(if_expr)
+        || if mapping::is_spmd_mode() {
+            // SAFETY: forwarded from the caller.
+            unsafe { spmd_region(if_expr, num_threads, outlined, args, nargs) };
+            false
+        } else {
+            // SAFETY: forwarded from the caller.
+            !unsafe { generic_region(num_threads, wrapper, args, nargs) }
+        };
+    if run_alone {
+        // SAFETY: forwarded from the caller.
+        unsafe { serialized(outlined, args, nargs) }
+    }
+}
+
+/// Runs the region on the calling thread alone, one level deeper. The
+/// bookkeeping around the call stays out of line and cold.
+#[inline(always)]
+unsafe fn serialized(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
+    let on_team_state = enter_serialized();
+    // SAFETY: forwarded from the caller.
+    unsafe { invoke_microtask(outlined, 0, args, nargs) };
+    exit_serialized(on_team_state);
+}
+
+/// `level + 1` for a serialized region; returns whether the team state (not
+/// a thread state) carries it.
+#[inline(never)]
+#[cold]
+fn enter_serialized() -> bool {
+    if mapping::is_main_thread_in_generic_mode() && state::icvs().level == 0 {
+        // The main thread is the only one running: the team state is its own.
+        state::update_team(|t| t.icvs.level += 1);
+        return true;
+    }
+    state::enter_data_environment();
+    state::set_icv(|icv| icv.level += 1);
+    false
+}
+
+#[inline(never)]
+#[cold]
+fn exit_serialized(on_team_state: bool) {
+    if on_team_state {
+        state::update_team(|t| t.icvs.level -= 1);
+    } else {
+        state::exit_data_environment();
+    }
+}
+
+unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
+    let tid = mapping::thread_id_in_block();
+    // Nobody may still read the previous state when thread 0 changes it.
+    arch::sync_threads_aligned();
+    if tid == 0 {
+        // One thread decides, so every thread agrees on the team.
+        let n = if if_expr == 0 { 1 } else { threads_for_region(num_threads) };
+        let all = n == mapping::num_threads_in_block();
+        state::update_team(|t| {
+            t.parallel_team_size = if all { 0 } else { n };
+            t.icvs.level = 1;
+            t.icvs.active_level = u32::from(n > 1);
+        });
+    }
+    arch::sync_threads_aligned();
+    let n = mapping::active_team_size();
+    if tid < n {
+        let n_states = thread_state_mark();
+        // SAFETY: forwarded from the caller.
+        unsafe { invoke_microtask(outlined, tid as i32, args, nargs) };
+        drop_thread_states_since(n_states);
+    }
+    arch::sync_threads_aligned();
+    if tid == 0 {
+        state::update_team(|t| {
+            t.parallel_team_size = 0;
+            t.icvs.level = 0;
+            t.icvs.active_level = 0;
+        });
+    }
+    arch::sync_threads_aligned();
+}
+
+/// The main thread's side of a generic-mode region; `false` when the team
+/// would be a single thread and the caller must run the region serialized.
+#[inline(never)]
+unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
+    let n = threads_for_region(num_threads);
+    if n <= 1 {
+        return false;
+    }
+    debug::check(!wrapper.is_null(), b"generic-mode region without a wrapper function\0", b"__kmpc_parallel_60\0");
+    let shared = memory::begin_sharing_variables(nargs as u64);
+    // SAFETY: `args` holds `nargs` pointers and `shared` room for as many.
+    unsafe { core::ptr::copy_nonoverlapping(args, shared, nargs as usize) };
+    let all = n == mapping::max_team_threads();
+    state::update_team(|t| {
+        t.parallel_team_size = if all { 0 } else { n };
+        t.parallel_region_fn = wrapper;
+        t.icvs.level = 1;
+        t.icvs.active_level = 1;
+    });
+    sync::all_threads(); // workers start the region
+    sync::all_threads(); // workers are done
+    state::update_team(|t| {
+        t.parallel_team_size = 0;
+        t.parallel_region_fn = core::ptr::null_mut();
+        t.icvs.level = 0;
+        t.icvs.active_level = 0;
+    });
+    memory::end_sharing_variables();
+    true
+}
+
+/// `__kmpc_kernel_parallel`: the region a worker runs next, and whether it is
+/// part of that region's team. A null function means the kernel is done.
+pub fn kernel_parallel(work: &mut *mut c_void) -> bool {
+    *work = state::team(|t| t.parallel_region_fn);
+    !work.is_null() && mapping::thread_id_in_block() < mapping::active_team_size()
+}
+
+/// `__kmpc_kernel_end_parallel`: drop ICV changes made inside the region.
+pub fn kernel_end_parallel() {
+    drop_thread_states_since(core::ptr::null_mut());
+}
+
+/// The calling thread's current state, to restore after a region.
+fn thread_state_mark() -> *mut state::ThreadState {
+    state::current_thread_state()
+}
+
+fn drop_thread_states_since(mark: *mut state::ThreadState) {
+    while state::current_thread_state() != mark && !state::current_thread_state().is_null() {
+        state::exit_data_environment();
+    }
+}
+
+/// Calls clang's generic-mode wrapper `void(i16, i32)` for thread `tid`.
+///
+/// # Safety
+/// `wrapper` is such a function.
+pub unsafe fn invoke_wrapper(wrapper: *mut c_void, tid: u32) {
+    // SAFETY: the caller guarantees the type.
+    let f: unsafe extern "C-unwind" fn(i16, i32) = unsafe { core::mem::transmute(wrapper) };
+    // SAFETY: as above.
+    unsafe { f(0, tid as i32) }
+}
+
+/// Defines one caller per arity and the dispatcher over them.
+/// Separate functions keep each stack frame to what its arity needs: ptxas
+/// gives a single function with every arity's call the largest frame of all
+/// (504 bytes measured), and nested regions at -O0 then overflow CUDA's
+/// default 1 KiB stack. The callers are `noinline` while rustc optimises the
+/// runtime, and inlinable once linked into a user TU (section
+/// `.omprt.inline_later`, see xtask's ir_rewrite): there the region and its
+/// arity are constants, the call becomes direct and the region is inlined.
+macro_rules! microtask_arities {
+    ($($n:literal => [$($i:literal)*],)*) => {
+        /// Calls an outlined parallel region with its captured variables.
+        ///
+        /// # Safety
+        /// As [`parallel_60`].
+        #[inline(always)]
+        pub unsafe fn invoke_microtask(outlined: *mut c_void, gtid: i32, args: *mut *mut c_void, nargs: i64) {
+            let mut g = gtid;
+            let mut b = 0i32;
+            match nargs {
+                $(
+                    // SAFETY: forwarded from the caller.
+                    $n => unsafe { call_with::<$n>(outlined, &mut g, &mut b, args) },
+                )*
+                _ => debug::fatal(b"more than 32 captured variables in a parallel region\0", b"__kmpc_parallel_60\0"),
+            }
+        }
+
+        /// # Safety
+        /// `outlined` takes `(i32*, i32*)` and `N` pointers; `args` holds `N`.
+        #[inline(never)]
+        #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.inline_later"))]
+        unsafe fn call_with<const N: usize>(outlined: *mut c_void, g: *mut i32, b: *mut i32, args: *mut *mut c_void) {
+            match N {
+                $(
+                    $n => {
+                        // SAFETY: clang's outlined function takes exactly this many pointers.
+                        let f: unsafe extern "C-unwind" fn(*mut i32, *mut i32 $(, microtask_arities!(@ptr $i))*) =
+                            unsafe { core::mem::transmute(outlined) };
+                        // SAFETY: `args` holds `N` pointers.
+                        unsafe { f(g, b $(, *args.add($i))*) }
+                    }
+                )*
+                _ => {}
+            }
+        }
+    };
+    (@ptr $i:literal) => { *mut c_void };
+}
+
+microtask_arities! {
+
+        0 => [],
+        1 => [0],
+        2 => [0 1],
+        3 => [0 1 2],
+        4 => [0 1 2 3],
+        5 => [0 1 2 3 4],
+        6 => [0 1 2 3 4 5],
+        7 => [0 1 2 3 4 5 6],
+        8 => [0 1 2 3 4 5 6 7],
+        9 => [0 1 2 3 4 5 6 7 8],
+        10 => [0 1 2 3 4 5 6 7 8 9],
+        11 => [0 1 2 3 4 5 6 7 8 9 10],
+        12 => [0 1 2 3 4 5 6 7 8 9 10 11],
+        13 => [0 1 2 3 4 5 6 7 8 9 10 11 12],
+        14 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13],
+        15 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14],
+        16 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15],
+        17 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16],
+        18 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17],
+        19 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18],
+        20 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19],
+        21 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20],
+        22 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21],
+        23 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22],
+        24 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23],
+        25 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24],
+        26 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25],
+        27 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26],
+        28 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27],
+        29 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28],
+        30 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29],
+        31 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30],
+        32 => [0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31],
+}

@@ -1,0 +1,285 @@
+//! Team and thread state: the ICVs and bookkeeping of one team (CUDA block),
+//! kept in CTA-shared memory (addrspace(3) on the GPU, one instance per
+//! simulated block on the host), plus per-thread ICV overrides created only
+//! when a thread needs its own values.
+//!
+//! Discipline for the team state: fields are written by one thread (the team's
+//! initial thread, or a region protocol's leader) and published to the others
+//! by a block barrier. That rule is what makes the plain loads and stores below
+//! race-free. The only field written concurrently is `thread_states`, which is
+//! installed with a compare-and-swap.
+#![allow(unsafe_code)]
+
+use crate::{arch, config, debug, mapping};
+use core::cell::UnsafeCell;
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicPtr, Ordering};
+use omprt_abi::{KernelEnvironment, KernelLaunchEnvironment};
+
+/// The OpenMP ICVs a device thread can observe or change.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Icvs {
+    /// nthreads-var: 0 = "as many as the team has".
+    pub nthreads: u32,
+    /// Enclosing parallel regions, active or not.
+    pub level: u32,
+    /// Enclosing *active* parallel regions (0 or 1 on a GPU).
+    pub active_level: u32,
+    pub max_active_levels: u32,
+    /// run-sched-var as an `omp_sched_t` value and its chunk.
+    pub run_sched: i32,
+    pub run_sched_chunk: i32,
+    pub dynamic: u32,
+}
+
+impl Icvs {
+    pub const INITIAL: Icvs = Icvs {
+        nthreads: 0,
+        level: 0,
+        active_level: 0,
+        max_active_levels: 1,
+        run_sched: omprt_abi::sched::omp_sched::STATIC,
+        run_sched_chunk: 1,
+        dynamic: 0,
+    };
+}
+
+/// Slots for the captured variables a generic-mode parallel region passes to
+/// its workers; more spill to the device heap.
+pub const SHARED_ARG_SLOTS: usize = 16;
+
+/// Team-wide state (upstream's `TeamStateTy`).
+#[repr(C)]
+pub struct TeamState {
+    pub icvs: Icvs,
+    /// Threads of the current active region; 0 = all that can run one.
+    pub parallel_team_size: u32,
+    /// `ExecMode` bits of the running kernel.
+    pub exec_mode: u8,
+    pub may_use_nested_parallelism: u8,
+    pub _pad: [u8; 2],
+    pub kernel_env: *const KernelEnvironment,
+    /// Only valid when the kernel has a teams reduction (all-ones otherwise).
+    pub launch_env: *mut KernelLaunchEnvironment,
+    /// Generic mode: the wrapper the workers run next; null = kernel done.
+    pub parallel_region_fn: *mut c_void,
+    /// Generic mode: the captured variables of the current region.
+    pub shared_args: *mut *mut c_void,
+    /// Per-thread state pointers, `num_threads_in_block` of them, allocated
+    /// the first time any thread needs one.
+    pub thread_states: AtomicPtr<*mut ThreadState>,
+    /// Bytes of the shared-memory stack in use (see `memory`).
+    pub stack_top: u32,
+    pub _pad2: u32,
+}
+
+/// Everything the runtime keeps in CTA-shared memory. Its size is the
+/// runtime's static shared-memory cost per block; keep it small.
+#[repr(C)]
+pub struct TeamShared {
+    pub state: TeamState,
+    pub shared_args: [*mut c_void; SHARED_ARG_SLOTS],
+    pub stack: crate::memory::SharedStack,
+}
+
+/// A thread's own ICVs, pushed when it enters a data environment (a
+/// serialized parallel region, or a change of an ICV inside a region).
+#[repr(C)]
+pub struct ThreadState {
+    pub icvs: Icvs,
+    pub previous: *mut ThreadState,
+}
+
+/// The shared-memory cell. On the GPU its initialiser is dropped (shared
+/// memory cannot be initialised); `init_team` writes it before use.
+#[repr(C)]
+pub struct TeamSharedCell(UnsafeCell<TeamShared>);
+
+// SAFETY: accesses follow the single-writer-then-barrier discipline above.
+unsafe impl Sync for TeamSharedCell {}
+// SAFETY: the raw pointers inside are addresses shared by the whole team; the
+// host simulation moves a block's cell to the threads that simulate it.
+unsafe impl Send for TeamSharedCell {}
+
+impl TeamSharedCell {
+    pub const fn new() -> Self {
+        TeamSharedCell(UnsafeCell::new(TeamShared {
+            state: TeamState {
+                icvs: Icvs::INITIAL,
+                parallel_team_size: 0,
+                exec_mode: 0,
+                may_use_nested_parallelism: 0,
+                _pad: [0; 2],
+                kernel_env: core::ptr::null(),
+                launch_env: core::ptr::null_mut(),
+                parallel_region_fn: core::ptr::null_mut(),
+                shared_args: core::ptr::null_mut(),
+                thread_states: AtomicPtr::new(core::ptr::null_mut()),
+                stack_top: 0,
+                _pad2: 0,
+            },
+            shared_args: [core::ptr::null_mut(); SHARED_ARG_SLOTS],
+            stack: crate::memory::SharedStack::new(),
+        }))
+    }
+
+    /// Raw access for the modules that own parts of the shared state.
+    #[inline(always)]
+    pub fn get(&self) -> *mut TeamShared {
+        self.0.get()
+    }
+}
+
+impl Default for TeamSharedCell {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[inline(always)]
+pub fn team_ptr() -> *mut TeamState {
+    // SAFETY: only a raw pointer is formed; no reference to shared data escapes.
+    unsafe { &raw mut (*arch::team_shared().get()).state }
+}
+
+/// Reads one field of the team state.
+#[inline(always)]
+pub fn team<R>(f: impl FnOnce(&TeamState) -> R) -> R {
+    // SAFETY: see the module discipline; the reference lives only for `f`.
+    unsafe { f(&*team_ptr()) }
+}
+
+/// Runs `f` on the team state. Callers are the single writer of the fields
+/// they change, and publish the change with a barrier.
+#[inline(always)]
+pub fn update_team(f: impl FnOnce(&mut TeamState)) {
+    // SAFETY: single writer per the module discipline; the &mut lives only for `f`.
+    unsafe { f(&mut *team_ptr()) }
+}
+
+/// Resets the team state at kernel start; called by the team's initial thread.
+pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLaunchEnvironment, exec_mode: u8, nested: u8) {
+    update_team(|t| {
+        t.icvs = Icvs::INITIAL;
+        t.parallel_team_size = 0;
+        t.exec_mode = exec_mode;
+        t.may_use_nested_parallelism = nested;
+        t.kernel_env = kernel_env;
+        t.launch_env = launch_env;
+        t.parallel_region_fn = core::ptr::null_mut();
+        t.shared_args = core::ptr::null_mut();
+        t.thread_states.store(core::ptr::null_mut(), Ordering::Relaxed);
+        t.stack_top = 0;
+    });
+}
+
+/// The calling thread's own state, if it has one.
+#[inline(always)]
+pub fn current_thread_state() -> *mut ThreadState {
+    if config::assume_no_thread_state() {
+        return core::ptr::null_mut();
+    }
+    let states = team(|t| t.thread_states.load(Ordering::Acquire));
+    if states.is_null() {
+        return core::ptr::null_mut();
+    }
+    // SAFETY: the array has one slot per thread of the block; only this
+    // thread reads or writes its slot.
+    unsafe { *states.add(mapping::thread_id_in_block() as usize) }
+}
+
+/// The ICVs the calling thread sees.
+#[inline(always)]
+pub fn icvs() -> Icvs {
+    let ts = current_thread_state();
+    if ts.is_null() {
+        team(|t| t.icvs)
+    } else {
+        // SAFETY: a thread's state is only touched by that thread.
+        unsafe { (*ts).icvs }
+    }
+}
+
+/// The slot array, allocated (zeroed) by whichever thread needs it first.
+fn thread_states_array() -> *mut *mut ThreadState {
+    let existing = team(|t| t.thread_states.load(Ordering::Acquire));
+    if !existing.is_null() {
+        return existing;
+    }
+    let n = mapping::num_threads_in_block() as usize;
+    let bytes = n * core::mem::size_of::<*mut ThreadState>();
+    let fresh = arch::malloc(bytes as u64).cast::<*mut ThreadState>();
+    if fresh.is_null() {
+        debug::fatal(b"device heap exhausted allocating thread states (raise LIBOMPTARGET_HEAP_SIZE)\0", b"omp thread state\0")
+    }
+    // SAFETY: `fresh` holds `n` pointer slots.
+    unsafe { core::ptr::write_bytes(fresh, 0, n) };
+    let won = team(|t| t.thread_states.compare_exchange(core::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire));
+    match won {
+        Ok(_) => fresh,
+        Err(other) => {
+            arch::free(fresh.cast());
+            other
+        }
+    }
+}
+
+/// Pushes a copy of the thread's current ICVs as its own state and returns
+/// a handle to pop it with [`exit_data_environment`].
+pub fn enter_data_environment() -> *mut ThreadState {
+    if config::assume_no_thread_state() {
+        debug::fatal(b"a thread state was needed but the program was compiled with\0", b"-fopenmp-assume-no-thread-state\0")
+    }
+    let current = icvs();
+    let slot_array = thread_states_array();
+    let state = arch::malloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
+    if state.is_null() {
+        debug::fatal(b"device heap exhausted allocating a thread state (raise LIBOMPTARGET_HEAP_SIZE)\0", b"omp thread state\0")
+    }
+    // SAFETY: this thread's slot; `state` is a fresh allocation.
+    unsafe {
+        let slot = slot_array.add(mapping::thread_id_in_block() as usize);
+        state.write(ThreadState { icvs: current, previous: *slot });
+        *slot = state;
+    }
+    state
+}
+
+/// Pops the thread's innermost state.
+pub fn exit_data_environment() {
+    let states = team(|t| t.thread_states.load(Ordering::Acquire));
+    debug::check(!states.is_null(), b"no data environment to leave\0", b"omp thread state\0");
+    // SAFETY: this thread's slot and the state it pushed.
+    unsafe {
+        let slot = states.add(mapping::thread_id_in_block() as usize);
+        let top = *slot;
+        *slot = (*top).previous;
+        arch::free(top.cast());
+    }
+}
+
+/// Changes one ICV of the calling thread: in the team state for the team's
+/// initial thread outside any region, in a thread state otherwise.
+pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
+    let ts = current_thread_state();
+    if !ts.is_null() {
+        // SAFETY: only this thread touches its state.
+        unsafe { f(&mut (*ts).icvs) };
+    } else if icvs().level == 0 && mapping::is_initial_thread() {
+        update_team(|t| f(&mut t.icvs));
+    } else {
+        let ts = enter_data_environment();
+        // SAFETY: as above; the state lives until the region that made it ends.
+        unsafe { f(&mut (*ts).icvs) };
+    }
+}
+
+/// Releases the thread-state array at the end of a kernel. All threads that
+/// could use it must be done (see `kernel::target_deinit`).
+pub fn release_thread_states() {
+    let states = team(|t| t.thread_states.swap(core::ptr::null_mut(), Ordering::AcqRel));
+    if !states.is_null() {
+        arch::free(states.cast());
+    }
+}

@@ -1,0 +1,81 @@
+//! Barriers, critical sections and locks.
+//!
+//! Barrier ids: 0 is the aligned block barrier (SPMD regions, kernel init),
+//! 8 the unaligned all-threads barrier of the generic-mode worker protocol,
+//! 1 the counted barrier of a generic-mode parallel team (its size is a
+//! multiple of the warp size, as `barrier.sync` requires).
+//!
+//! Locks are spin locks on one 32-bit word with device-scope atomics, taken
+//! by one lane at a time: they never assume a warp runs in lockstep, so lanes
+//! of one warp contending for one lock cannot deadlock (independent thread
+//! scheduling on sm_70+ lets the owner make progress).
+
+use crate::{arch, mapping, state};
+use core::sync::atomic::{AtomicU32, Ordering};
+
+const BARRIER_ALL: u32 = 8;
+const BARRIER_TEAM: u32 = 1;
+
+/// All threads of the block, converged (SPMD regions, kernel init).
+#[inline(always)]
+pub fn threads_aligned() {
+    arch::sync_threads_aligned()
+}
+
+/// All live threads of the block, from any control flow (generic mode).
+#[inline(always)]
+pub fn all_threads() {
+    arch::sync_threads_unaligned(BARRIER_ALL)
+}
+
+/// `__kmpc_barrier`: the threads of the current team meet.
+pub fn team_barrier() {
+    if mapping::is_spmd_mode() {
+        if state::icvs().level <= 1 {
+            arch::sync_threads_aligned();
+        } else {
+            // A serialized nested region is a team of one.
+            arch::fence_block();
+        }
+        return;
+    }
+    let icvs = state::icvs();
+    if icvs.active_level == 1 && icvs.level == 1 {
+        arch::sync_threads_counted(BARRIER_TEAM, mapping::active_team_size());
+    } else {
+        // The main thread outside a region, or a serialized region: a team
+        // of one, for which a barrier is only a fence.
+        arch::fence_block();
+    }
+}
+
+/// `omp_lock_t` / `critical`: the first word is the lock.
+#[inline(always)]
+pub fn lock_word(ptr: *mut u32) -> &'static AtomicU32 {
+    // SAFETY: callers pass a live, 4-byte aligned lock object that outlives
+    // every use (clang's critical-name arrays and omp_lock_t are).
+    #[allow(unsafe_code)]
+    unsafe {
+        AtomicU32::from_ptr(ptr)
+    }
+}
+
+pub fn set_lock(lock: &AtomicU32) {
+    while lock.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        arch::spin_pause();
+    }
+    arch::fence_device();
+}
+
+pub fn unset_lock(lock: &AtomicU32) {
+    arch::fence_device();
+    lock.store(0, Ordering::Release);
+}
+
+pub fn test_lock(lock: &AtomicU32) -> bool {
+    let taken = lock.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok();
+    if taken {
+        arch::fence_device();
+    }
+    taken
+}

@@ -1,0 +1,91 @@
+//! The induction-variable types of clang's worksharing entry points.
+//!
+//! Every computation happens on the *distance* from the lower bound in the
+//! unsigned type of the same width, so bounds near the type limits never
+//! overflow: a normalised loop `[lb, ub]` has `ub - lb` < 2^bits.
+
+use core::ops::{Add, Div, Mul, Rem, Sub};
+
+/// Unsigned arithmetic of the loop's own width: 32-bit loops never pay for
+/// 64-bit division, which the GPU does in a long software sequence.
+pub trait Distance:
+    Copy + Ord + core::fmt::Debug + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Rem<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    fn wrapping_add(self, other: Self) -> Self;
+    fn wrapping_mul(self, other: Self) -> Self;
+}
+
+macro_rules! distance {
+    ($u:ty) => {
+        impl Distance for $u {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            #[inline(always)]
+            fn wrapping_add(self, other: Self) -> Self {
+                <$u>::wrapping_add(self, other)
+            }
+            #[inline(always)]
+            fn wrapping_mul(self, other: Self) -> Self {
+                <$u>::wrapping_mul(self, other)
+            }
+        }
+    };
+}
+distance!(u32);
+distance!(u64);
+
+/// `i32`, `u32`, `i64` or `u64`, with its signed (stride) and unsigned
+/// (distance) companions.
+pub trait LoopIv: Copy + Ord + core::fmt::Debug {
+    type Signed: Copy + Ord + core::fmt::Debug;
+    type Unsigned: Distance;
+
+    /// `ub - lb` for `lb <= ub`, exact.
+    fn distance(lb: Self, ub: Self) -> Self::Unsigned;
+    /// `self + d`, for a `d` that keeps the result in range.
+    fn offset(self, d: Self::Unsigned) -> Self;
+    /// A positive chunk as a distance; `None` for chunk <= 0 ("no chunk").
+    fn chunk_as_unsigned(chunk: Self::Signed) -> Option<Self::Unsigned>;
+    /// Wrapping conversion of a distance to the stride type.
+    fn stride(d: Self::Unsigned) -> Self::Signed;
+    fn u_from_u32(v: u32) -> Self::Unsigned;
+    /// The largest value of the type.
+    const MAX: Self;
+}
+
+macro_rules! loop_iv {
+    ($t:ty, $s:ty, $u:ty) => {
+        impl LoopIv for $t {
+            type Signed = $s;
+            type Unsigned = $u;
+            #[inline(always)]
+            fn distance(lb: Self, ub: Self) -> $u {
+                (ub as $u).wrapping_sub(lb as $u)
+            }
+            #[inline(always)]
+            fn offset(self, d: $u) -> Self {
+                (self as $u).wrapping_add(d) as $t
+            }
+            #[inline(always)]
+            fn chunk_as_unsigned(chunk: $s) -> Option<$u> {
+                if chunk > 0 { Some(chunk as $u) } else { None }
+            }
+            #[inline(always)]
+            fn stride(d: $u) -> $s {
+                d as $s
+            }
+            #[inline(always)]
+            fn u_from_u32(v: u32) -> $u {
+                v as $u
+            }
+            const MAX: Self = <$t>::MAX;
+        }
+    };
+}
+
+loop_iv!(i32, i32, u32);
+loop_iv!(u32, i32, u32);
+loop_iv!(i64, i64, u64);
+loop_iv!(u64, i64, u64);

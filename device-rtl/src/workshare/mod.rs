@@ -1,0 +1,60 @@
+//! Worksharing: which iterations of a loop each thread or team runs.
+//!
+//! The arithmetic is written once, generic over the four induction-variable
+//! types clang uses (`i32`, `u32`, `i64`, `u64`; see [`iv::LoopIv`]), as pure
+//! functions in [`static_sched`]; this module adds the "who am I" part.
+
+pub mod iv;
+pub mod static_sched;
+
+use crate::{debug, mapping};
+use iv::LoopIv;
+use omprt_abi::Schedule;
+use static_sched::{StaticChunk, static_chunked, static_balanced};
+
+/// Which entity a static schedule divides the loop among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entity {
+    /// The threads of the current parallel region (`for`).
+    Thread,
+    /// The teams of the league (`distribute`).
+    Team,
+}
+
+/// `__kmpc_{for,distribute}_static_init_*`: computes the caller's first
+/// chunk `[lb, ub]`, the stride between its chunks, and whether it runs the
+/// sequentially last iteration.
+pub fn static_init<T: LoopIv>(entry: &[u8], entity: Entity, schedtype: i32, lb: T, ub: T, chunk: T::Signed) -> StaticChunk<T> {
+    let Some(schedule) = Schedule::from_raw(schedtype) else {
+        debug::fatal(b"unknown schedule type passed to\0", entry)
+    };
+    let (id, count) = match (entity, schedule) {
+        (_, Schedule::DistributeStaticChunkStaticOne) => {
+            let threads = mapping::num_threads_in_block();
+            (mapping::block_id() * threads + mapping::thread_id_in_block(), mapping::num_blocks() * threads)
+        }
+        (Entity::Team, _) => (mapping::block_id(), mapping::num_blocks()),
+        (Entity::Thread, _) => (mapping::omp_thread_num(), mapping::omp_num_threads()),
+    };
+    let chunk_size = T::chunk_as_unsigned(chunk);
+    match schedule {
+        Schedule::StaticChunk
+        | Schedule::OrderedStaticChunk
+        | Schedule::StaticBalancedChunk
+        | Schedule::DistributeStaticChunk
+        | Schedule::DistributeStaticChunkStaticOne
+            if chunk_size.is_some() =>
+        {
+            static_chunked(lb, ub, chunk_size.unwrap(), id, count)
+        }
+        Schedule::StaticChunk
+        | Schedule::StaticNoChunk
+        | Schedule::OrderedStaticChunk
+        | Schedule::OrderedStaticNoChunk
+        | Schedule::StaticBalancedChunk
+        | Schedule::DistributeStaticChunk
+        | Schedule::DistributeStaticNoChunk
+        | Schedule::DistributeStaticChunkStaticOne => static_balanced(lb, ub, id, count),
+        _ => debug::fatal(b"a dynamic schedule was passed to a static init entry point\0", entry),
+    }
+}

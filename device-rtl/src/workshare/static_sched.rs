@@ -1,0 +1,184 @@
+//! Static schedules as pure functions of `(lb, ub, chunk, id, count)`.
+//!
+//! Contract (ABI-CONTRACT.md 4.1): the caller gets its first chunk
+//! `[lb, ub]` (inclusive), the `stride` between the starts of its chunks, and
+//! `last` = it runs the sequentially last iteration. Unlike upstream, `ub` is
+//! already clamped to the loop's upper bound, and an entity with no iteration
+//! gets an empty chunk (`lb > ub`) computed without wrapping.
+
+use super::iv::{Distance, LoopIv};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StaticChunk<T: LoopIv> {
+    pub lb: T,
+    pub ub: T,
+    pub stride: T::Signed,
+    pub last: bool,
+}
+
+/// An empty chunk just past `ub` (or just below it when `ub` is the type's
+/// maximum, which a normalised loop never reaches).
+fn empty<T: LoopIv>(ub: T, stride: T::Signed) -> StaticChunk<T> {
+    if ub == T::MAX {
+        // Adding the all-ones distance (MIN to MAX) steps one below.
+        let all_ones = T::distance(T::MAX.offset(T::Unsigned::ONE), T::MAX);
+        StaticChunk { lb: ub, ub: ub.offset(all_ones), stride, last: false }
+    } else {
+        StaticChunk { lb: ub.offset(T::Unsigned::ONE), ub, stride, last: false }
+    }
+}
+
+/// `schedule(static, chunk)`: chunk `k` goes to entity `k % count`.
+pub fn static_chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, count: u32) -> StaticChunk<T> {
+    let diff = T::distance(lb, ub);
+    let (id, count) = (T::u_from_u32(id), T::u_from_u32(count));
+    let stride = T::stride(chunk.wrapping_mul(count));
+    if lb > ub {
+        return empty(ub, stride);
+    }
+    let last_chunk = diff / chunk;
+    if id > last_chunk {
+        return empty(ub, stride);
+    }
+    let start = id * chunk; // <= diff: no overflow
+    let rest = diff - start;
+    let len_minus_one = if chunk - T::Unsigned::ONE < rest { chunk - T::Unsigned::ONE } else { rest };
+    let first = lb.offset(start);
+    StaticChunk { lb: first, ub: first.offset(len_minus_one), stride, last: last_chunk % count == id }
+}
+
+/// `schedule(static)`: one contiguous block per entity, sizes differing by
+/// at most one, the larger blocks first.
+pub fn static_balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticChunk<T> {
+    let diff = T::distance(lb, ub);
+    let (id, n) = (T::u_from_u32(id), T::u_from_u32(count));
+    let one = T::Unsigned::ONE;
+    // trip = diff + 1 = q*n + r + 1; derive trip/n and trip%n without forming
+    // trip, which overflows for a full-range loop.
+    let (q, r) = (diff / n, diff % n);
+    let (small, extras) = if r + one == n { (q + one, T::Unsigned::ZERO) } else { (q, r + one) };
+    // Past the last iteration: a stride that takes every entity out of the loop.
+    let stride = T::stride(diff.wrapping_add(one));
+    if lb > ub {
+        return empty(ub, stride);
+    }
+    let (start, len) = if id < extras { (id * (small + one), small + one) } else { (id * small + extras, small) };
+    if len == T::Unsigned::ZERO {
+        return empty(ub, stride);
+    }
+    let first = lb.offset(start);
+    // The last iteration ends the last non-empty block.
+    let owner_of_last = if small == T::Unsigned::ZERO { extras - one } else { n - one };
+    StaticChunk { lb: first, ub: first.offset(len - one), stride, last: id == owner_of_last }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every iteration exactly once, `last` on exactly one entity: checked by
+    //! walking each entity's chunks the way clang's generated loop does, in
+    //! exact (i128) arithmetic.
+    use super::*;
+    use proptest::prelude::*;
+
+    fn cover<T: LoopIv + Into<i128>>(lb: T, ub: T, count: u32, assign: impl Fn(u32) -> StaticChunk<T>) -> (Vec<u32>, u32)
+    where
+        T::Signed: Into<i128>,
+    {
+        let (lo, hi) = (lb.into(), ub.into());
+        let trip = (hi - lo + 1).max(0) as usize;
+        let mut hits = vec![0u32; trip];
+        let mut lasts = 0;
+        for id in 0..count {
+            let c = assign(id);
+            lasts += u32::from(c.last);
+            let (mut l, mut u, st) = (c.lb.into(), c.ub.into(), c.stride.into());
+            if l > u {
+                assert!(!c.last, "an entity without iterations claims the last one");
+                continue;
+            }
+            assert!(l >= lo && u <= hi, "chunk [{l}, {u}] outside [{lo}, {hi}]");
+            let mut saw_last = false;
+            while l <= hi {
+                for i in l..=u.min(hi) {
+                    hits[(i - lo) as usize] += 1;
+                    saw_last |= i == hi;
+                }
+                // A stride <= 0 would loop forever; in-range strides are positive.
+                assert!(st > 0 || l + st > hi, "stride {st}");
+                l += st;
+                u += st;
+            }
+            assert_eq!(saw_last, c.last, "id {id}: last flag disagrees with the chunks it runs");
+        }
+        (hits, lasts)
+    }
+
+    fn assert_exact(hits: &[u32], lasts: u32) {
+        if let Some(i) = hits.iter().position(|&h| h != 1) {
+            panic!("iteration {i} ran {} times", hits[i]);
+        }
+        assert_eq!(lasts, u32::from(!hits.is_empty()), "last set on {lasts} entities");
+    }
+
+    macro_rules! props {
+        ($modname:ident, $t:ty) => {
+            mod $modname {
+                use super::*;
+                proptest! {
+                    #![proptest_config(ProptestConfig::with_cases(1500))]
+                    #[test]
+                    fn chunked(base in any::<$t>(), len in 0u32..700, chunk in 1u32..300, count in 1u32..80, from_top in any::<bool>()) {
+                        let (lb, ub) = bounds::<$t>(base, len, from_top);
+                        let (hits, lasts) = cover(lb, ub, count, |id| static_chunked(lb, ub, <$t as LoopIv>::u_from_u32(chunk), id, count));
+                        assert_exact(&hits, lasts);
+                    }
+                    #[test]
+                    fn balanced(base in any::<$t>(), len in 0u32..700, count in 1u32..300, from_top in any::<bool>()) {
+                        let (lb, ub) = bounds::<$t>(base, len, from_top);
+                        let (hits, lasts) = cover(lb, ub, count, |id| static_balanced(lb, ub, id, count));
+                        assert_exact(&hits, lasts);
+                        // Balanced: sizes differ by at most one.
+                        let sizes: Vec<i128> = (0..count).map(|id| { let c = static_balanced(lb, ub, id, count); (Into::<i128>::into(c.ub) - Into::<i128>::into(c.lb) + 1).max(0) }).collect();
+                        prop_assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1);
+                    }
+                }
+            }
+        };
+    }
+
+    /// A loop of `len` iterations starting at `base`, or ending at the type's
+    /// maximum minus one when `from_top` (bounds near overflow).
+    fn bounds<T: LoopIv + Into<i128> + TryFrom<i128>>(base: T, len: u32, from_top: bool) -> (T, T) {
+        let max: i128 = T::MAX.into();
+        let (lo, hi) = if from_top {
+            (max - 1 - i128::from(len) + 1, max - 1)
+        } else {
+            let b: i128 = base.into();
+            let b = b.min(max - 1 - i128::from(len));
+            (b, b + i128::from(len) - 1)
+        };
+        let conv = |v: i128| T::try_from(v).ok().expect("in range");
+        if len == 0 { (conv(lo.max(hi)), conv(lo.max(hi) - 1)) } else { (conv(lo), conv(hi)) }
+    }
+
+    props!(iv_i32, i32);
+    props!(iv_u32, u32);
+    props!(iv_i64, i64);
+    props!(iv_u64, u64);
+
+    #[test]
+    fn chunk_larger_than_trip_count_goes_to_entity_zero() {
+        let c = static_chunked::<i32>(0, 9, 100, 0, 4);
+        assert_eq!((c.lb, c.ub, c.last), (0, 9, true));
+        let c = static_chunked::<i32>(0, 9, 100, 1, 4);
+        assert!(c.lb > c.ub && !c.last);
+    }
+
+    #[test]
+    fn full_u64_range_does_not_overflow() {
+        let c = static_balanced::<u64>(0, u64::MAX - 1, 3, 4);
+        assert!(c.lb <= c.ub && c.last);
+        let c = static_chunked::<u64>(u64::MAX - 10, u64::MAX - 1, 4, 3, 8);
+        assert!(c.lb > c.ub, "chunk 3 starts past the end: {c:?}");
+    }
+}

@@ -1,0 +1,253 @@
+//! SPMD kernels in the host simulation: init/deinit, hardware queries, thread
+//! numbering inside and outside parallel regions, `num_threads` and `if`,
+//! barriers, master/masked, warp primitives, and traps that name what is not
+//! implemented yet.
+
+mod common;
+
+use common::*;
+use omprt_abi::ExecMode;
+use omprt_device_rtl::arch::{self, sim};
+use omprt_device_rtl::exports::{api::*, kernel::*, misc::*, parallel::*, sync::*, workshare::*};
+use std::ffi::c_void;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+
+fn spmd() -> Shared<omprt_abi::KernelEnvironment> {
+    Shared(kernel_env(ExecMode::SPMD, 128))
+}
+
+/// What one thread saw inside a parallel region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Seen {
+    team: i32,
+    thread: i32,
+    threads: i32,
+    level: i32,
+    active: i32,
+    in_parallel: i32,
+    gtid: i32,
+    master: i32,
+    masked3: i32,
+}
+
+extern "C-unwind" fn record(gtid: *mut i32, btid: *mut i32, log: *mut c_void) {
+    let log = unsafe { &*(log as *const Mutex<Vec<Seen>>) };
+    assert_eq!(unsafe { *btid }, 0, "bound thread id");
+    let seen = Seen {
+        team: omp_get_team_num(),
+        thread: omp_get_thread_num(),
+        threads: omp_get_num_threads(),
+        level: omp_get_level(),
+        active: omp_get_active_level(),
+        in_parallel: omp_in_parallel(),
+        gtid: __kmpc_global_thread_num(std::ptr::null()),
+        master: __kmpc_master(std::ptr::null(), 0),
+        masked3: __kmpc_masked(std::ptr::null(), 0, 3),
+    };
+    assert_eq!(unsafe { *gtid }, seen.thread, "gtid passed to the outlined function");
+    log.lock().unwrap().push(seen);
+}
+
+fn region(teams: u32, threads: u32, if_expr: i32, num_threads: i32) -> Vec<Seen> {
+    let env = spmd();
+    let log: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
+    sim::launch(teams, threads, || unsafe {
+        assert_eq!(__kmpc_target_init(env.get(), no_launch_env()), -1);
+        // Outside any parallel region: a team of one, thread 0, level 0.
+        assert_eq!((omp_get_thread_num(), omp_get_num_threads(), omp_get_level()), (0, 1, 0));
+        assert_eq!(__kmpc_is_spmd_exec_mode(), 1);
+        assert_eq!(__kmpc_parallel_level(std::ptr::null(), 0), 0);
+        let mut args = [&log as *const _ as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, if_expr, num_threads, -1, record as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        assert_eq!(omp_get_level(), 0, "level restored after the region");
+        __kmpc_target_deinit();
+    });
+    let mut v = log.into_inner().unwrap();
+    v.sort_by_key(|s| (s.team, s.thread));
+    v
+}
+
+#[test]
+fn full_team_numbers_every_thread_once() {
+    for (teams, threads) in [(1, 1), (2, 32), (3, 45), (2, 100)] {
+        let seen = region(teams, threads, 1, -1);
+        assert_eq!(seen.len() as u32, teams * threads);
+        for (i, s) in seen.iter().enumerate() {
+            let (team, thread) = ((i as u32 / threads) as i32, (i as u32 % threads) as i32);
+            let active = i32::from(threads > 1);
+            assert_eq!(
+                *s,
+                Seen {
+                    team,
+                    thread: if active == 1 { thread } else { 0 },
+                    threads: threads as i32,
+                    level: 1,
+                    active,
+                    in_parallel: active,
+                    gtid: s.thread,
+                    master: i32::from(s.thread == 0),
+                    masked3: i32::from(s.thread == 3),
+                }
+            );
+        }
+    }
+}
+
+#[test]
+fn num_threads_smaller_than_the_team_runs_on_the_first_threads() {
+    let seen = region(2, 100, 1, 37);
+    assert_eq!(seen.len(), 2 * 37);
+    assert!(seen.iter().all(|s| s.threads == 37 && s.active == 1 && s.thread < 37));
+    // Larger than the block: the block size wins.
+    let seen = region(1, 40, 1, 500);
+    assert_eq!(seen.len(), 40);
+    assert!(seen.iter().all(|s| s.threads == 40));
+}
+
+#[test]
+fn if_false_runs_the_region_once_per_team_as_a_team_of_one() {
+    let seen = region(3, 64, 0, -1);
+    assert_eq!(seen.len(), 3);
+    for s in &seen {
+        assert_eq!((s.thread, s.threads, s.level, s.active, s.in_parallel), (0, 1, 1, 0, 0));
+    }
+    let seen = region(1, 64, 1, 1);
+    assert_eq!(seen.len(), 1, "num_threads(1) is a team of one too");
+}
+
+#[test]
+fn hardware_queries_match_the_grid() {
+    let env = spmd();
+    let bad = AtomicU32::new(0);
+    sim::launch(3, 70, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let ok = __kmpc_get_hardware_thread_id_in_block() == arch::thread_id_in_block() as i32
+            && __kmpc_get_hardware_num_threads_in_block() == 70
+            && __kmpc_get_hardware_num_blocks() == 3
+            && __kmpc_get_warp_size() == 32
+            && omp_get_num_teams() == 3
+            && omp_get_team_num() == arch::block_id() as i32;
+        bad.fetch_add(u32::from(!ok), Ordering::Relaxed);
+        __kmpc_target_deinit();
+    });
+    assert_eq!(bad.load(Ordering::Relaxed), 0);
+}
+
+extern "C-unwind" fn barrier_phases(_g: *mut i32, _b: *mut i32, counter: *mut c_void) {
+    let counter = unsafe { &*(counter as *const AtomicI32) };
+    let n = omp_get_num_threads();
+    for phase in 1..=5 {
+        counter.fetch_add(1, Ordering::SeqCst);
+        __kmpc_barrier(std::ptr::null(), 0);
+        // After the barrier every thread of the region has arrived.
+        assert!(counter.load(Ordering::SeqCst) >= phase * n);
+        __kmpc_barrier_simple_spmd(std::ptr::null(), 0);
+    }
+}
+
+#[test]
+fn barriers_hold_every_thread_of_an_spmd_region() {
+    let env = spmd();
+    let counter = AtomicI32::new(0);
+    sim::launch(1, 96, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let mut args = [&counter as *const _ as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, barrier_phases as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+    });
+    assert_eq!(counter.load(Ordering::SeqCst), 5 * 96);
+}
+
+extern "C-unwind" fn many_args(_g: *mut i32, _b: *mut i32, a0: *mut c_void, a1: *mut c_void, a2: *mut c_void, a3: *mut c_void, a4: *mut c_void) {
+    let sum = unsafe { &*(a4 as *const AtomicU32) };
+    sum.fetch_add((a0 as usize + a1 as usize + a2 as usize + a3 as usize) as u32, Ordering::Relaxed);
+}
+
+#[test]
+fn captured_variables_reach_the_outlined_region_in_order() {
+    let env = spmd();
+    let sum = AtomicU32::new(0);
+    sim::launch(1, 8, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let mut args = [1usize as *mut c_void, 10usize as _, 100usize as _, 1000usize as _, &sum as *const _ as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, many_args as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 5, 0);
+    });
+    assert_eq!(sum.load(Ordering::Relaxed), 8 * 1111);
+}
+
+#[test]
+fn warp_primitives_in_the_simulation() {
+    let env = spmd();
+    let bad = AtomicU32::new(0);
+    sim::launch(1, 64, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let lane = arch::lane_id();
+        let down = arch::shuffle_down_u32(u32::MAX, lane * 10, 3, 32);
+        let expect = if lane + 3 < 32 { (lane + 3) * 10 } else { lane * 10 };
+        let odd = arch::ballot(u32::MAX, lane % 2 == 1);
+        let wide = arch::shuffle_down_u64(u32::MAX, (u64::from(lane) << 40) | 7, 1, 16);
+        let wide_expect = if lane % 16 < 15 { (u64::from(lane + 1) << 40) | 7 } else { (u64::from(lane) << 40) | 7 };
+        let ok = down == expect
+            && odd == 0xAAAA_AAAA
+            && wide == wide_expect
+            && __kmpc_warp_active_thread_mask() == 0xFFFF_FFFF;
+        __kmpc_syncwarp(-1);
+        __kmpc_flush(std::ptr::null());
+        bad.fetch_add(u32::from(!ok), Ordering::Relaxed);
+    });
+    assert_eq!(bad.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn static_fini_entries_are_no_ops() {
+    let env = spmd();
+    sim::launch(1, 2, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        __kmpc_for_static_fini(std::ptr::null(), 0);
+        __kmpc_distribute_static_fini(std::ptr::null(), 0);
+        __kmpc_end_master(std::ptr::null(), 0);
+        __kmpc_end_masked(std::ptr::null(), 0);
+    });
+}
+
+#[test]
+fn unimplemented_entry_points_trap_naming_themselves() {
+    let env = spmd();
+    let cases: Vec<(&str, Box<dyn Fn() + Sync + std::panic::RefUnwindSafe>)> = vec![
+        ("__kmpc_dispatch_next_4", Box::new(|| unsafe {
+            let (mut a, mut b, mut c, mut d) = (0, 0, 0, 0);
+            __kmpc_dispatch_next_4(std::ptr::null(), 0, &mut a, &mut b, &mut c, &mut d);
+        })),
+        ("__kmpc_ordered", Box::new(|| unsafe {
+            __kmpc_ordered(std::ptr::null(), 0);
+        })),
+        ("__kmpc_omp_task", Box::new(|| unsafe {
+            __kmpc_omp_task(std::ptr::null(), 0, std::ptr::null_mut());
+        })),
+        ("__kmpc_copyprivate", Box::new(|| unsafe {
+            __kmpc_copyprivate(std::ptr::null(), 0, 0, std::ptr::null_mut(), std::ptr::null_mut(), 0);
+        })),
+    ];
+    for (name, call) in &cases {
+        let msg = trap_message(|| {
+            sim::launch(1, 1, || unsafe {
+                __kmpc_target_init(env.get(), no_launch_env());
+                call();
+            })
+        });
+        assert_eq!(msg, format!("omprt: not implemented yet: {name}"));
+    }
+}
+
+#[test]
+fn unknown_schedule_traps_naming_the_entry_point() {
+    let env = spmd();
+    let msg = trap_message(|| {
+        sim::launch(1, 1, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let (mut last, mut lb, mut ub, mut st) = (0, 0, 9, 1);
+            __kmpc_for_static_init_4(std::ptr::null(), 0, 35, &mut last, &mut lb, &mut ub, &mut st, 1, 1);
+        })
+    });
+    assert!(msg.contains("__kmpc_for_static_init_4"), "{msg}");
+}

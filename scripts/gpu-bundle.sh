@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs to run the lowering corpus into
+# .gpu-bundle/ (git-ignored, under the 64 MiB a device call carries):
+#   corpus/   the executables built by `cargo xtask corpus` and expected outputs
+#   libs.tar.xz  Debian's host offload runtime (libomptarget.so.22.1) and the
+#             shared libraries it needs beyond glibc/libstdc++ (libLLVM.so.22.1 …)
+#   run.sh    runs every program with OMP_TARGET_OFFLOAD=MANDATORY on the GPU,
+#             compares with the expected output, writes a summary
+# Usage: bash scripts/gpu-bundle.sh   (after scripts/test.sh or cargo xtask corpus)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib.sh"
+corpus="$root/target/omprt/corpus"
+bundle="$root/.gpu-bundle"
+ls "$corpus"/*.O2 >/dev/null 2>&1 || die "no corpus executables in $corpus: run 'cargo xtask corpus' first"
+
+rm -rf "$bundle" && mkdir -p "$bundle/corpus" "$bundle/lib"
+for exe in "$corpus"/*.O0 "$corpus"/*.O2; do cp "$exe" "$bundle/corpus/"; done
+cp "$root"/tests-gpu/programs/*.expected "$bundle/corpus/"
+
+# Everything the host runtime loads except the C/C++ runtime the GPU machine has.
+skip='^(linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl|librt)'
+lib=/usr/lib/llvm-22/lib/libomptarget.so.22.1
+[ -f "$lib" ] || die "$lib is missing: run 'bash scripts/setup.sh'"
+cp -L "$lib" "$bundle/lib/"
+ldd "$lib" | awk '{print $1, $3}' | while read -r name path; do
+    [[ "$name" =~ $skip ]] && continue
+    [ -n "$path" ] && [ -f "$path" ] && cp -L "$path" "$bundle/lib/$name"
+done
+tar -C "$bundle" -cJf "$bundle/libs.tar.xz" lib
+rm -rf "$bundle/lib"
+cp "$root/scripts/gpu-run.sh" "$bundle/run.sh"
+say "bundle ready: $(du -sh "$bundle" | cut -f1) in .gpu-bundle"

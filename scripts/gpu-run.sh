@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the packed corpus on a GPU machine (no clang needed there). Copied into
+# .gpu-bundle/run.sh by scripts/gpu-bundle.sh. Writes the summary to
+# ${OUT:-.}/gpu-summary.txt. Without a GPU it says so and exits 0.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here}
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "omprt: no NVIDIA GPU found: skipping the on-GPU corpus run"
+    exit 0
+fi
+libs=$(mktemp -d)
+tar -C "$libs" -xJf "$here/libs.tar.xz"
+export LD_LIBRARY_PATH="$libs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMP_TARGET_OFFLOAD=MANDATORY
+device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
+summary="$out/gpu-summary.txt"
+{
+    echo "# omprt on-GPU corpus run"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "device: $device"
+    echo "host runtime: Debian libomptarget.so.22.1; device runtime: omprt"
+} >"$summary"
+pass=0; fail=0
+for exe in "$here"/corpus/*.O0 "$here"/corpus/*.O2; do
+    name=$(basename "$exe")
+    expected="$here/corpus/${name%.*}.expected"
+    actual=$(timeout 120 "$exe" 2>&1); rc=$?
+    if [ $rc -eq 0 ] && [ "$actual" = "$(cat "$expected")" ]; then
+        echo "PASS $name" >>"$summary"; pass=$((pass + 1))
+    else
+        echo "FAIL $name (exit $rc): $(echo "$actual" | head -c 600 | tr '\n' '|')" >>"$summary"; fail=$((fail + 1))
+    fi
+done
+echo "$pass passed, $fail failed" >>"$summary"
+cat "$summary"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs omprt into clang 22's own lib directory so that plain
+#   clang-22 -fopenmp --offload-arch=sm_90 prog.c
+# offloads with no runtime flags. Copies libomptarget-nvptx.bc and
+# libompdevice.a into /usr/lib/llvm-22/lib/nvptx64-nvidia-cuda/ (both places
+# clang 22 looks, ABI-CONTRACT.md 9.2), and, if /usr/local/cuda does not exist,
+# points it at the CUDA folder of .toolchain/cuda (clang's default --cuda-path).
+# Run as root after `cargo xtask build-device`. Undo: scripts/install.sh --uninstall
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib.sh"
+dest=/usr/lib/llvm-22/lib/nvptx64-nvidia-cuda
+rt="$root/target/omprt/lib"
+[ "$(id -u)" = 0 ] || die "installing into $dest needs root: run 'sudo bash scripts/install.sh'"
+if [ "${1:-}" = --uninstall ]; then
+    rm -f "$dest/libomptarget-nvptx.bc" "$dest/libompdevice.a"
+    if [ -L /usr/local/cuda ] && [ "$(readlink /usr/local/cuda)" = "$root/.toolchain/cuda" ]; then rm /usr/local/cuda; fi
+    say "uninstalled"
+    exit 0
+fi
+[ -f "$rt/libomptarget-nvptx.bc" ] || die "no runtime in $rt: run 'cargo xtask build-device' first"
+mkdir -p "$dest"
+install -m 0644 "$rt/libomptarget-nvptx.bc" "$rt/libompdevice.a" "$dest/"
+# Replace a link an earlier install left to a checkout that is gone.
+if [ -L /usr/local/cuda ] && [ ! -e /usr/local/cuda ]; then rm /usr/local/cuda; fi
+if [ ! -e /usr/local/cuda ]; then
+    ln -s "$root/.toolchain/cuda" /usr/local/cuda
+    say "linked /usr/local/cuda -> $root/.toolchain/cuda"
+fi
+say "installed omprt into $dest"

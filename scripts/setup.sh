@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Installs everything omprt needs on a fresh Debian 12 machine, idempotently.
+# Quiet when all is in place. Run as root (CI and the project machines are).
+#
+#   apt:   clang-22, llvm-22 tools (llvm-link, llvm-as, FileCheck, opt, ...),
+#          llvm-22-dev (OMPKinds.def), liboffload-22{,-dev} (host libomptarget),
+#          libomp-22-dev (omp.h, libomp)
+#   rustup: the `rust-src` component of the pinned nightly (for -Zbuild-std)
+#   anchor: clang-19 (apt) and LLVM 19's DeviceRTL bitcode, extracted from
+#          libomp-19-dev into .toolchain/llvm19 (installing that package would
+#          remove libomp-22-dev: they conflict)
+#   PyPI:  a CUDA folder for `--cuda-path` under .toolchain/cuda, built from
+#          NVIDIA's wheels: ptxas + libdevice + headers from CUDA 12.9 (they
+#          still cover sm_70), nvlink + fatbinary from CUDA 13.0 (no cu12 wheel
+#          ships them).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib.sh"
+
+APT_PACKAGES=(clang-22 llvm-22 llvm-22-dev llvm-22-tools liboffload-22 liboffload-22-dev libomp-22-dev clang-19)
+CUDA12_NVCC=nvidia-cuda-nvcc-cu12==12.9.86
+CUDA12_RT=nvidia-cuda-runtime-cu12==12.9.79
+CUDA13_NVCC=nvidia-cuda-nvcc==13.0.88
+
+need_root() {
+    if [ "$(id -u)" != 0 ]; then
+        die "installing $* needs root: run 'sudo bash scripts/setup.sh'"
+    fi
+}
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    need_root "${missing[*]}"
+    say "installing apt packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq "${missing[@]}" >/tmp/omprt-apt.log 2>&1; then
+        apt-get update -qq >/tmp/omprt-apt.log 2>&1 || true
+        apt-get install -y -qq "${missing[@]}" >>/tmp/omprt-apt.log 2>&1 \
+            || die "apt-get install ${missing[*]} failed; see /tmp/omprt-apt.log (clang-22 comes from bookworm-security)"
+    fi
+fi
+
+command -v rustup >/dev/null || die "rustup not found: install Rust with https://rustup.rs, then run 'rustup toolchain install nightly'"
+rustup toolchain list | grep -q '^nightly' || die "the nightly toolchain is missing: run 'rustup toolchain install nightly --component rust-src'"
+if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^rust-src'; then
+    say "installing rust-src for nightly"
+    rustup component add rust-src --toolchain nightly >/dev/null 2>&1 \
+        || die "'rustup component add rust-src --toolchain nightly' failed"
+fi
+
+cuda="$root/.toolchain/cuda"
+if [ ! -x "$cuda/bin/ptxas" ] || [ ! -x "$cuda/bin/nvlink" ] || [ ! -f "$cuda/nvvm/libdevice/libdevice.10.bc" ] || [ ! -f "$cuda/include/cuda.h" ]; then
+    command -v python3 >/dev/null || die "python3 not found: run 'apt-get install python3-pip'"
+    python3 -m pip --version >/dev/null 2>&1 || die "pip not found: run 'apt-get install python3-pip'"
+    say "assembling a CUDA folder from PyPI wheels in .toolchain/cuda"
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp/w" \
+        "$CUDA12_NVCC" "$CUDA12_RT" "$CUDA13_NVCC" >/tmp/omprt-pip.log 2>&1 \
+        || die "downloading CUDA wheels failed; see /tmp/omprt-pip.log"
+    for w in "$tmp"/w/*.whl; do python3 -m zipfile -e "$w" "$tmp/x" ; done
+    rm -rf "$cuda.new" && mkdir -p "$cuda.new/bin" "$cuda.new/nvvm" "$cuda.new/lib64"
+    cp "$tmp/x/nvidia/cuda_nvcc/bin/ptxas" "$cuda.new/bin/"
+    cp -r "$tmp/x/nvidia/cuda_nvcc/nvvm/libdevice" "$cuda.new/nvvm/"
+    cp -r "$tmp/x/nvidia/cuda_runtime/include" "$cuda.new/include"
+    cp -r "$tmp/x/nvidia/cuda_nvcc/include/." "$cuda.new/include/" 2>/dev/null || true
+    cp "$tmp/x/nvidia/cu13/bin/nvlink" "$tmp/x/nvidia/cu13/bin/fatbinary" "$cuda.new/bin/"
+    chmod +x "$cuda.new"/bin/*
+    echo "ptxas/libdevice/headers: CUDA 12.9 ($CUDA12_NVCC, $CUDA12_RT); nvlink/fatbinary: $CUDA13_NVCC" > "$cuda.new/SOURCES"
+    rm -rf "$cuda" && mv "$cuda.new" "$cuda"
+fi
+
+llvm19="$root/.toolchain/llvm19"
+if [ ! -f "$llvm19/usr/lib/llvm-19/lib/libomptarget-nvptx-sm_90.bc" ]; then
+    say "extracting LLVM 19's device runtime (libomp-19-dev) into .toolchain/llvm19"
+    tmp19=$(mktemp -d)
+    (cd "$tmp19" && apt-get download libomp-19-dev >/tmp/omprt-apt19.log 2>&1) \
+        || die "apt-get download libomp-19-dev failed; see /tmp/omprt-apt19.log"
+    rm -rf "$llvm19" && mkdir -p "$llvm19"
+    dpkg-deb -x "$tmp19"/libomp-19-dev_*.deb "$llvm19"
+    rm -rf "$tmp19"
+fi

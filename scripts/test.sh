@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Command 2 of the README: every test. Sets up (idempotent), builds the device
+# runtime, runs the Rust tests (host simulation, ABI layouts, IR rewrite,
+# ABI-table conformance, lowering corpus with clang 22 + ptxas), and, under
+# CI, the install step. GPU runs are separate: see README, "On a GPU".
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib.sh"
+cd "$root"
+bash scripts/setup.sh
+say "building the device runtime"
+cargo xtask build-device
+say "running the test suite"
+log=$(mktemp)
+cargo test --workspace 2>&1 | tee "$log"
+# One closing line for the whole run (cargo prints one per test binary).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "cargo tests: %d passed, %d failed\n", p, f }' "$log"
+if [ "${CI:-}" = true ]; then
+    say "CI: checking the install step"
+    bash scripts/install.sh
+    tmp=$(mktemp -d)
+    clang-22 -O2 -fopenmp --offload-arch=sm_90 tests-gpu/programs/saxpy.c -o "$tmp/saxpy"
+    say "plain 'clang-22 -fopenmp --offload-arch=sm_90' links against the installed omprt"
+    bash scripts/install.sh --uninstall
+fi

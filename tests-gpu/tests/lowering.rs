@@ -1,0 +1,128 @@
+//! Lowering tests: the corpus compiled with clang 22 against the built
+//! runtime (`cargo xtask build-device`, which `scripts/test.sh` runs first).
+
+use std::collections::BTreeSet;
+use xtask::{abi_table, corpus, device_build, ir_rewrite, runtime_dir, tools};
+
+fn runtime_ir() -> String {
+    let bc = runtime_dir().join("libomptarget-nvptx.bc");
+    assert!(bc.is_file(), "{} is missing: run 'cargo xtask build-device' (scripts/test.sh does)", bc.display());
+    tools::disassemble(&bc).expect("llvm-dis of the runtime")
+}
+
+#[test]
+fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
+    let summary = corpus::check_all(&corpus::Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", summary.render());
+    let programs: BTreeSet<&str> = summary.builds.iter().map(|b| b.program.as_str()).collect();
+    for required in ["saxpy.c", "parallel_for.c", "teams.c"] {
+        assert!(programs.contains(required), "the corpus lacks {required}");
+    }
+    assert_eq!(summary.builds.len(), programs.len() * corpus::OPT_LEVELS.len());
+    assert!(summary.ok(), "corpus failures:\n{}", summary.render());
+    for b in &summary.builds {
+        assert!(b.executable.is_file(), "{} {}: no executable", b.program, b.opt);
+        assert!(b.needed.contains("__kmpc_target_init"), "{} {}: no kernel found in the device IR", b.program, b.opt);
+    }
+    let report = abi_table::check_bitcode(&runtime_dir().join("libomptarget-nvptx.bc"), &summary.needed_symbols())
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", report.render());
+    assert!(report.ok(), "{}", report.render());
+    assert_eq!(report.defined, report.total, "every device-relevant OMPKinds.def entry is defined");
+}
+
+#[test]
+fn runtime_state_is_in_shared_memory_and_only_the_api_is_visible() {
+    let ir = runtime_ir();
+    let shared: Vec<&str> = ir.lines().filter(|l| l.starts_with('@') && l.contains("addrspace(3) global")).collect();
+    assert!(!shared.is_empty(), "no CTA-shared runtime state in the bitcode");
+    assert!(shared.iter().all(|l| l.contains("internal") && l.contains("undef")), "{shared:?}");
+    let is_api = device_build::api_checker().unwrap();
+    let violations = ir_rewrite::check(&ir, &is_api);
+    assert!(violations.is_empty(), "{violations:?}");
+    assert!(!ir.contains("\"target-cpu\"") && !ir.contains("\"target-features\""), "a target CPU is pinned");
+    assert!(ir.contains("@__omp_rtl_device_environment = weak protected addrspace(4) global"));
+    for g in omprt_abi::symbols::CONFIG_GLOBALS {
+        assert!(ir.contains(&format!("@{g} = weak hidden constant i32 0")), "{g} has no weak default");
+    }
+    // openmp-opt must still recognise these calls after linking.
+    let defs = abi_table::parse_ll_definitions(&ir);
+    for f in ["__kmpc_get_hardware_thread_id_in_block", "__kmpc_get_hardware_num_threads_in_block", "__kmpc_get_warp_size", "__kmpc_barrier_simple_spmd"] {
+        assert!(defs.contains_key(f), "{f} missing");
+        let line = ir.lines().find(|l| l.starts_with("define") && l.contains(&format!("@{f}("))).unwrap();
+        let group = line.rsplit('#').next().unwrap().trim_end_matches(" {").trim();
+        let attrs = ir.lines().find(|l| l.starts_with(&format!("attributes #{group} "))).unwrap();
+        assert!(attrs.contains("noinline"), "{f} must be noinline: {attrs}");
+    }
+}
+
+#[test]
+fn config_globals_fold_to_the_values_clang_emits() {
+    // A TU compiled with -fopenmp-assume-no-thread-state carries
+    // `__omp_rtl_assume_no_thread_state = weak_odr hidden constant i32 1`;
+    // linked with the runtime, the user's definition must win.
+    let dir = std::env::temp_dir().join(format!("omprt-fold-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let user = dir.join("user.ll");
+    std::fs::write(
+        &user,
+        "target triple = \"nvptx64-nvidia-cuda\"\n@__omp_rtl_assume_no_thread_state = weak_odr hidden constant i32 1\n\
+         define i32 @read() {\n  %v = load i32, ptr @__omp_rtl_assume_no_thread_state\n  ret i32 %v\n}\n",
+    )
+    .unwrap();
+    let linked = dir.join("linked.bc");
+    tools::run(
+        std::process::Command::new(tools::llvm_tool("llvm-link").unwrap())
+            .arg(&user)
+            .arg(runtime_dir().join("libomptarget-nvptx.bc"))
+            .arg("-o")
+            .arg(&linked),
+    )
+    .unwrap();
+    let text = tools::disassemble(&linked).unwrap();
+    assert!(text.contains("@__omp_rtl_assume_no_thread_state = weak_odr hidden constant i32 1"), "the runtime's default won");
+    let opt = tools::run(
+        std::process::Command::new(tools::llvm_tool("opt").unwrap()).args(["-O2", "-S"]).arg(&linked).arg("-o").arg("-"),
+    )
+    .unwrap();
+    let optimised = String::from_utf8_lossy(&opt.stdout);
+    let read = optimised.split("define").find(|f| f.contains("@read(")).unwrap();
+    assert!(read.contains("ret i32 1"), "the load did not fold: {read}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Nested parallel regions at -O0 chain runtime frames on CUDA's default
+/// 1 KiB stack; a dispatcher whose frame grew to 504 bytes overflowed it on
+/// an H100. Keep every runtime function's frame small.
+#[test]
+fn runtime_stack_frames_stay_small() {
+    let dir = std::env::temp_dir().join(format!("omprt-frames-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("rt.ptx");
+    tools::run(
+        std::process::Command::new(tools::llvm_tool("llc").unwrap())
+            .args(["-O3", "-mcpu=sm_90", "-mattr=+ptx80"])
+            .arg(runtime_dir().join("libomptarget-nvptx.bc"))
+            .arg("-o")
+            .arg(&ptx),
+    )
+    .unwrap();
+    let out = tools::run(std::process::Command::new(tools::ptxas().unwrap()).args(["-arch=sm_90", "-c", "-v"]).arg(&ptx).arg("-o").arg(dir.join("rt.cubin")))
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let mut frames = Vec::new();
+    let mut current = String::new();
+    for line in log.lines() {
+        if let Some(name) = line.split("Function properties for ").nth(1) {
+            current = name.trim().to_string();
+        } else if let Some(bytes) = line.trim().strip_suffix(" bytes spill loads").and_then(|_| line.split_whitespace().next()) {
+            frames.push((current.clone(), bytes.parse::<u32>().unwrap()));
+        }
+    }
+    assert!(frames.len() > 50, "ptxas -v printed no frames:\n{log}");
+    let worst = frames.iter().max_by_key(|f| f.1).unwrap();
+    assert!(worst.1 <= 256, "largest runtime stack frame: {worst:?}");
+    let parallel = frames.iter().filter(|f| f.0.contains("parallel_60")).map(|f| f.1).max().unwrap();
+    assert!(parallel <= 96, "parallel_60 frame {parallel} bytes");
+    let _ = std::fs::remove_dir_all(&dir);
+}

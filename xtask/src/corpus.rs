@@ -1,0 +1,227 @@
+//! The lowering corpus: OpenMP programs in `tests-gpu/programs`, compiled with
+//! clang 22 against omprt the way a user would, at -O0 and -O2.
+//!
+//! For each program and optimisation level this
+//! * builds the offload executable for sm_90 (device link through
+//!   `clang-nvlink-wrapper`: an unresolved runtime symbol fails here);
+//! * compiles the device code for every arch in [`ARCHS`] to a cubin, which
+//!   runs ptxas for that arch, and checks the cubin has no undefined symbol
+//!   beyond what the CUDA toolchain provides;
+//! * records the runtime symbols the program calls, for the ABI check.
+
+use crate::{Result, abi_table, repo_root, runtime_dir, tools};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Archs every program must pass ptxas for.
+pub const ARCHS: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
+/// Arch of the linked executables (the GPUs lent to this project are Hopper).
+pub const LINK_ARCH: &str = "sm_90";
+pub const OPT_LEVELS: [&str; 2] = ["-O0", "-O2"];
+/// Undefined symbols a cubin may keep: the CUDA toolchain resolves them
+/// (device printf and heap, and nvlink's per-arch tables on sm_90).
+fn cuda_provided(name: &str) -> bool {
+    matches!(name, "vprintf" | "malloc" | "free") || name.starts_with("__UDT") || name.starts_with("__UFT") || name.starts_with(".nv.")
+}
+
+pub struct Options {
+    pub programs: PathBuf,
+    pub out: PathBuf,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { programs: repo_root().join("tests-gpu/programs"), out: repo_root().join("target/omprt/corpus") }
+    }
+}
+
+/// One program at one optimisation level.
+#[derive(Debug)]
+pub struct Build {
+    pub program: String,
+    pub opt: String,
+    pub executable: PathBuf,
+    /// Runtime entry points the device code calls.
+    pub needed: BTreeSet<String>,
+    /// (arch, error) for each arch that failed.
+    pub failures: Vec<(String, String)>,
+}
+
+pub struct Summary {
+    pub builds: Vec<Build>,
+}
+
+impl Summary {
+    pub fn ok(&self) -> bool {
+        self.builds.iter().all(|b| b.failures.is_empty())
+    }
+    pub fn needed_symbols(&self) -> BTreeSet<String> {
+        self.builds.iter().flat_map(|b| b.needed.iter().cloned()).collect()
+    }
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        for b in &self.builds {
+            let status = if b.failures.is_empty() { "ok".to_string() } else { "FAILED".to_string() };
+            s += &format!("{:<20} {:<4} link {LINK_ARCH} + ptxas {}: {status}\n", b.program, b.opt, ARCHS.join("/"));
+            for (what, err) in &b.failures {
+                s += &format!("    {what}: {}\n", err.lines().take(12).collect::<Vec<_>>().join("\n    "));
+            }
+        }
+        s
+    }
+}
+
+/// The programs of the corpus (`*.c`, `*.cpp`), sorted.
+pub fn programs(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "cpp"))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// The flags a user passes to build against omprt without installing it
+/// (the `omprt flags` CLI's), once the CUDA folder is known to exist.
+pub fn user_flags(arch: &str) -> Result<Vec<String>> {
+    tools::cuda_path()?;
+    omprt_host::Layout::of_this_checkout().clang_flags(arch)
+}
+
+fn compiler_for(src: &Path) -> Result<PathBuf> {
+    let clang = tools::clang()?;
+    Ok(if src.extension().is_some_and(|x| x == "cpp") { clang.with_file_name("clang++") } else { clang })
+}
+
+/// Compiles and links `src` at `opt` into `out/<name>.<opt>`.
+pub fn build_executable(src: &Path, opt: &str, out: &Path) -> Result<PathBuf> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let exe = out.join(format!("{name}.{}", opt.trim_start_matches('-')));
+    tools::run(Command::new(compiler_for(src)?).arg(opt).args(user_flags(LINK_ARCH)?).arg(src).arg("-o").arg(&exe))?;
+    Ok(exe)
+}
+
+/// Runtime functions a cubin may leave for `libompdevice.a`: they keep no
+/// state. A function resolved from the archive at device link runs with the
+/// archive's own (internal) copy of the team state, so one that reads or
+/// writes team state must be in the TU already (see
+/// `device-rtl/src/kernel.rs`, `worker_state_machine`).
+pub const STATELESS_RUNTIME_FUNCTIONS: &[&str] = &[
+    "__kmpc_get_hardware_thread_id_in_block",
+    "__kmpc_get_hardware_num_threads_in_block",
+    "__kmpc_get_hardware_num_blocks",
+    "__kmpc_get_warp_size",
+    "__kmpc_barrier_simple_spmd",
+    "__kmpc_barrier_simple_generic",
+    "__kmpc_syncwarp",
+    "__kmpc_warp_active_thread_mask",
+];
+
+/// Compiles the device side of `src` for `arch` into a cubin (runs ptxas) and
+/// checks every symbol it leaves undefined: provided by the CUDA toolchain,
+/// or a stateless runtime function that nvlink takes from `libompdevice.a`
+/// (calls openmp-opt adds after the compile-time bitcode link stay undefined
+/// in the cubin). A stateful one would see a second copy of the team state.
+pub fn check_device_object(src: &Path, opt: &str, arch: &str, out: &Path, runtime_exports: &BTreeSet<String>) -> Result<()> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let obj = out.join(format!("{name}.{}.{arch}.cubin", opt.trim_start_matches('-')));
+    tools::run(
+        Command::new(compiler_for(src)?)
+            .arg(opt)
+            .args(user_flags(arch)?)
+            .args(["--offload-device-only", "-c"])
+            .arg(src)
+            .arg("-o")
+            .arg(&obj),
+    )?;
+    let syms = tools::run(Command::new(tools::llvm_tool("llvm-readelf")?).args(["-s", "-W"]).arg(&obj))?;
+    let undefined: Vec<String> = String::from_utf8_lossy(&syms.stdout)
+        .lines()
+        .filter(|l| l.contains(" UND ") && !l.trim_end().ends_with("UND"))
+        .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+        .filter(|s| !cuda_provided(s) && !(runtime_exports.contains(s) && STATELESS_RUNTIME_FUNCTIONS.contains(&s.as_str())))
+        .collect();
+    if undefined.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {arch} cubin leaves {undefined:?} to the device link: stateful runtime functions taken from \
+             libompdevice.a would use a second copy of the team state"
+        ))
+    }
+}
+
+/// Runtime symbols the device code of `src` calls (its external declarations
+/// before the runtime is linked in).
+pub fn needed_symbols(src: &Path, opt: &str, out: &Path) -> Result<BTreeSet<String>> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let ll = out.join(format!("{name}.{}.device.ll", opt.trim_start_matches('-')));
+    tools::run(
+        Command::new(compiler_for(src)?)
+            .arg(opt)
+            .args(["-fopenmp", "--offload-arch=sm_90", "-nogpulib", "--offload-device-only", "-emit-llvm", "-S"])
+            .arg(format!("--cuda-path={}", tools::cuda_path()?.display()))
+            .arg(src)
+            .arg("-o")
+            .arg(&ll),
+    )?;
+    let text = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
+    Ok(abi_table::parse_ll_declarations(&text)
+        .into_keys()
+        .filter(|n| is_runtime_symbol(n))
+        .collect())
+}
+
+/// Names the OpenMP device runtime (not libc, CUDA or LLVM) must provide.
+pub fn is_runtime_symbol(name: &str) -> bool {
+    ["__kmpc_", "omp_", "ompx_", "llvm_omp_", "__llvm_omp_"].iter().any(|p| name.starts_with(p))
+}
+
+/// Builds every program of the corpus at every level and arch.
+pub fn check_all(opts: &Options) -> Result<Summary> {
+    std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
+    let runtime_exports = runtime_exports()?;
+    let mut builds = Vec::new();
+    for src in programs(&opts.programs)? {
+        for opt in OPT_LEVELS {
+            let program = src.file_name().unwrap().to_string_lossy().to_string();
+            eprintln!("corpus: {program} {opt}");
+            let mut failures = Vec::new();
+            let executable = match build_executable(&src, opt, &opts.out) {
+                Ok(exe) => exe,
+                Err(e) => {
+                    failures.push((format!("link {LINK_ARCH}"), e));
+                    PathBuf::new()
+                }
+            };
+            for arch in ARCHS {
+                if let Err(e) = check_device_object(&src, opt, arch, &opts.out, &runtime_exports) {
+                    failures.push((format!("ptxas {arch}"), e));
+                }
+            }
+            let needed = match needed_symbols(&src, opt, &opts.out) {
+                Ok(n) => n,
+                Err(e) => {
+                    failures.push(("device IR".into(), e));
+                    BTreeSet::new()
+                }
+            };
+            builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
+        }
+    }
+    Ok(Summary { builds })
+}
+
+/// Non-internal functions and globals the runtime bitcode defines.
+pub fn runtime_exports() -> Result<BTreeSet<String>> {
+    let ir = tools::disassemble(&runtime_dir().join("libomptarget-nvptx.bc"))?;
+    let mut names: BTreeSet<String> = abi_table::parse_ll_definitions(&ir)
+        .into_iter()
+        .filter(|(_, (_, linkage))| !matches!(linkage.as_str(), "internal" | "private"))
+        .map(|(n, _)| n)
+        .collect();
+    names.extend(ir.lines().filter_map(crate::ir_rewrite::global_name));
+    Ok(names)
+}

@@ -1,0 +1,92 @@
+//! Builds the device runtime: `device-rtl` for nvptx64 → one bitcode module
+//! (rustc fat LTO, core included) → [`ir_rewrite`] → `llvm-as` →
+//! `target/omprt/lib/{libomptarget-nvptx.bc, libompdevice.a}`.
+
+use crate::{Result, abi_table, ir_rewrite, repo_root, runtime_dir, tools};
+use omprt_abi::symbols::{CONFIG_GLOBALS, DEVICE_ENVIRONMENT};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Symbols the runtime exports beyond `OMPKinds.def` and the reserved API
+/// prefixes ([`API_PREFIXES`]): compatibility entry points and globals.
+pub const EXTRA_API: &[&str] = &["__kmpc_parallel_51", DEVICE_ENVIRONMENT];
+
+/// Name prefixes the OpenMP API (and LLVM's extensions of it) reserve: user
+/// code calls these through `omp.h`/`ompx.h`.
+pub const API_PREFIXES: &[&str] = &["omp_", "ompx_", "llvm_omp_", "__llvm_omp_"];
+
+/// The bitcode and archive clang links.
+pub struct Artifacts {
+    pub bitcode: PathBuf,
+    pub archive: PathBuf,
+    pub report: ir_rewrite::RewriteReport,
+}
+
+/// Whether `name` may be visible in the runtime bitcode.
+pub fn api_checker() -> Result<impl Fn(&str) -> bool> {
+    let def = std::fs::read_to_string(abi_table::OMP_KINDS_DEF)
+        .map_err(|e| format!("cannot read {} ({e}): run 'bash scripts/setup.sh' (llvm-22-dev)", abi_table::OMP_KINDS_DEF))?;
+    let names: Vec<String> = abi_table::parse_omp_kinds(&def)?.into_iter().map(|e| e.name).collect();
+    Ok(move |n: &str| {
+        names.iter().any(|x| x == n)
+            || EXTRA_API.contains(&n)
+            || CONFIG_GLOBALS.contains(&n)
+            || API_PREFIXES.iter().any(|p| n.starts_with(p))
+    })
+}
+
+pub fn build() -> Result<Artifacts> {
+    let root = repo_root();
+    let target_dir = root.join("target/device");
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cargo
+        .current_dir(&root)
+        .args(["rustc", "--quiet", "-p", "omprt-device-rtl", "--release", "-Zbuild-std=core"])
+        .args(["--target", "nvptx64-nvidia-cuda", "--crate-type", "staticlib", "--target-dir"])
+        .arg(&target_dir)
+        .args(["--", "--emit=llvm-bc"])
+        // The host build's RUSTFLAGS (if any) are not for the device.
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    tools::run(&mut cargo).map_err(|e| {
+        format!("{e}\nhint: the device build needs the nightly toolchain with rust-src: run 'bash scripts/setup.sh'")
+    })?;
+    let bc = newest_bitcode(&target_dir.join("nvptx64-nvidia-cuda/release/deps"))?;
+    let ir = tools::disassemble(&bc)?;
+    let (ir, report) = ir_rewrite::rewrite(&ir, &CONFIG_GLOBALS)?;
+    let is_api = api_checker()?;
+    let violations = ir_rewrite::check(&ir, &is_api);
+    if !violations.is_empty() {
+        let list: Vec<String> = violations.iter().map(|v| format!("  {v:?}")).collect();
+        return Err(format!(
+            "the device bitcode breaks the runtime's memory/visibility rules:\n{}\n\
+             Per-team state must live in a static with #[link_section = \".omprt.shared\"]; a static meant \
+             to be one device-wide instance needs #[link_section = \".omprt.device_global\"]; only API \
+             symbols may be #[no_mangle].",
+            list.join("\n")
+        ));
+    }
+    let out = runtime_dir();
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let ll = out.join("libomptarget-nvptx.ll");
+    std::fs::write(&ll, &ir).map_err(|e| format!("cannot write {}: {e}", ll.display()))?;
+    let bitcode = out.join("libomptarget-nvptx.bc");
+    tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&ll).arg("-o").arg(&bitcode))?;
+    let archive = out.join("libompdevice.a");
+    let _ = std::fs::remove_file(&archive);
+    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&bitcode))?;
+    Ok(Artifacts { bitcode, archive, report })
+}
+
+fn newest_bitcode(dir: &Path) -> Result<PathBuf> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "bc")
+                && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("omprt_device_rtl-"))
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .ok_or_else(|| format!("rustc produced no omprt_device_rtl-*.bc in {}", dir.display()))
+}

@@ -1,0 +1,423 @@
+//! The post-link step between rustc's bitcode and the runtime clang links.
+//!
+//! rustc cannot place a static in CTA-shared memory (a `#[link_section]`
+//! static still lands in addrspace(0), global memory), has no weak static
+//! definitions, and pins `target-cpu`/`target-features` on every function.
+//! This step rewrites the textual IR (`llvm-dis` output) so that:
+//!
+//! * statics in section `.omprt.shared` become `addrspace(3)` (CTA-shared,
+//!   uninitialised) and statics in `.omprt.constant` become `addrspace(4)`
+//!   `weak protected` globals the host can write; every use is rewritten to
+//!   an `addrspacecast` of the moved global;
+//! * the `__omp_rtl_*` configuration globals get `weak hidden constant i32 0`
+//!   definitions, which clang's `weak_odr` constants override;
+//! * functions carry no target-cpu/features, so one file serves sm_70…sm_120;
+//! * functions in section `.omprt.inline_later` trade `noinline` for `inlinehint`, so clang may
+//!   inline them into user code where their arguments are constants.
+//!
+//! It then *checks* the result: a mutable global left in global memory, or a
+//! non-internal symbol that is not part of the runtime's API, is an error.
+
+use crate::Result;
+
+pub const SHARED_SECTION: &str = ".omprt.shared";
+pub const CONSTANT_SECTION: &str = ".omprt.constant";
+/// Section for a static that is *meant* to be one device-global instance.
+pub const DEVICE_GLOBAL_SECTION: &str = ".omprt.device_global";
+/// Section marking a function rustc must not inline but clang may: its
+/// `noinline` is dropped after rustc's optimisation.
+pub const INLINE_LATER_SECTION: &str = ".omprt.inline_later";
+
+/// What the rewrite did, for the build log and the tests.
+#[derive(Debug, Default)]
+pub struct RewriteReport {
+    /// (name, bytes) of each static moved into addrspace(3).
+    pub shared: Vec<(String, Option<u64>)>,
+    /// Names moved into addrspace(4).
+    pub constant: Vec<String>,
+    /// Configuration globals given weak defaults.
+    pub config_defaults: Vec<String>,
+}
+
+impl RewriteReport {
+    pub fn shared_bytes(&self) -> u64 {
+        self.shared.iter().filter_map(|(_, b)| *b).sum()
+    }
+}
+
+/// Rewrites rustc's IR as described in the module docs.
+pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteReport)> {
+    let mut report = RewriteReport::default();
+    let mut moved: Vec<(String, u32)> = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    for line in ir.lines() {
+        if let Some(name) = global_name(line) {
+            if line.contains(&format!("section \"{SHARED_SECTION}\"")) {
+                let (new, bytes) = move_global(line, &name, 3, false)?;
+                report.shared.push((name.clone(), bytes));
+                moved.push((name, 3));
+                lines.push(new);
+                continue;
+            }
+            if line.contains(&format!("section \"{CONSTANT_SECTION}\"")) {
+                let (new, _) = move_global(line, &name, 4, true)?;
+                report.constant.push(name.clone());
+                moved.push((name, 4));
+                lines.push(new);
+                continue;
+            }
+            if config_globals.contains(&name.as_str()) && line.contains("= external ") {
+                lines.push(config_default(&name));
+                report.config_defaults.push(name);
+                continue;
+            }
+        }
+        lines.push(strip_target_attributes(line));
+    }
+    for name in config_globals {
+        if !report.config_defaults.iter().any(|n| n == name) && !lines.iter().any(|l| global_name(l).as_deref() == Some(name)) {
+            lines.push(config_default(name));
+            report.config_defaults.push(name.to_string());
+        }
+    }
+    let lines = release_inline_later(lines);
+    // Rewrite uses after all definitions are known (uses may precede them).
+    let mut out = String::with_capacity(ir.len() + 4096);
+    for line in &lines {
+        let defined_here = global_name(line);
+        let mut line = line.clone();
+        for (name, space) in &moved {
+            if defined_here.as_deref() == Some(name.as_str()) {
+                continue;
+            }
+            line = replace_symbol(&line, name, &format!("addrspacecast (ptr addrspace({space}) @{name} to ptr)"));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Ok((out, report))
+}
+
+/// Moves each `.omprt.inline_later` function, and every call of it, to a
+/// copy of its attribute group with `inlinehint` instead of `noinline`
+/// (rustc repeats `noinline` on call sites), and drops the section.
+fn release_inline_later(mut lines: Vec<String>) -> Vec<String> {
+    let marker = format!(" section \"{INLINE_LATER_SECTION}\"");
+    let mut released: Vec<String> = Vec::new();
+    let mut clones: Vec<(String, String)> = Vec::new();
+    let clone_of = |group: &str, clones: &mut Vec<(String, String)>| {
+        let clone = format!("#{}", 90000 + group[1..].parse::<u32>().unwrap_or(0));
+        if !clones.iter().any(|(g, _)| g == group) {
+            clones.push((group.to_string(), clone.clone()));
+        }
+        clone
+    };
+    for line in lines.iter_mut() {
+        if !(line.starts_with("define ") && line.contains(&marker)) {
+            continue;
+        }
+        *line = line.replace(&marker, "");
+        if let Some(at) = line.find('@') {
+            released.push(line[at..].split('(').next().unwrap_or("").to_string());
+        }
+        let Some(group) = line.split_whitespace().find(|w| w.starts_with('#')).map(str::to_string) else { continue };
+        let clone = clone_of(&group, &mut clones);
+        *line = line.replacen(&format!(" {group} "), &format!(" {clone} "), 1);
+    }
+    for line in lines.iter_mut() {
+        let is_call = line.starts_with(' ') && line.contains("call ");
+        if !is_call || !released.iter().any(|f| line.contains(&format!("{f}("))) {
+            continue;
+        }
+        let Some(group) = line.split_whitespace().last().filter(|w| w.starts_with('#')).map(str::to_string) else { continue };
+        let clone = clone_of(&group, &mut clones);
+        let cut = line.len() - group.len();
+        line.replace_range(cut.., &clone);
+    }
+    for (group, clone) in clones {
+        let prefix = format!("attributes {group} = ");
+        if let Some(attrs) = lines.iter().find(|l| l.starts_with(&prefix)).cloned() {
+            // `inlinehint`, not `alwaysinline`: at -O0 the always-inliner would
+            // fold every arity back into one function with one huge frame.
+            let body = attrs[prefix.len()..].replace("noinline", "inlinehint");
+            lines.push(format!("attributes {clone} = {body}"));
+        }
+    }
+    lines
+}
+
+fn config_default(name: &str) -> String {
+    format!("@{name} = weak hidden constant i32 0, align 4")
+}
+
+/// `@name` of a global variable definition or declaration line.
+pub fn global_name(line: &str) -> Option<String> {
+    let rest = line.strip_prefix('@')?;
+    let end = rest.find(" = ")?;
+    let name = &rest[..end];
+    (!name.is_empty() && !name.contains(' ')).then(|| name.trim_matches('"').to_string())
+}
+
+/// Rewrites one global definition into address space `space`. Shared memory
+/// cannot be initialised, so the initialiser becomes `undef` unless `keep_init`.
+fn move_global(line: &str, name: &str, space: u32, keep_init: bool) -> Result<(String, Option<u64>)> {
+    let (head, rest) = line
+        .split_once(" global ")
+        .ok_or_else(|| format!("{name}: a static meant for address space {space} is not a mutable global (wrap it in UnsafeCell): {line}"))?;
+    let (ty, after_ty) = split_type(rest).ok_or_else(|| format!("{name}: cannot parse the type in: {line}"))?;
+    let (init, tail) = match after_ty.find(", section ") {
+        Some(i) => (&after_ty[..i], &after_ty[i..]),
+        None => return Err(format!("{name}: no section in: {line}")),
+    };
+    let tail = tail.trim_start_matches(", ");
+    // Drop the section attribute itself, keep what follows (align, metadata).
+    let tail = match tail.find(", ") {
+        Some(i) => &tail[i..],
+        None => "",
+    };
+    let head = if space == 4 {
+        // The host looks this up by name and writes it: keep it visible.
+        format!("@{name} = weak protected")
+    } else {
+        head.to_string()
+    };
+    let init = if keep_init { init.trim() } else { "undef" };
+    let bytes = array_bytes(ty);
+    Ok((format!("{head} addrspace({space}) global {ty} {init}{tail}"), bytes))
+}
+
+/// Splits `"<type> <rest>"` where the type may be bracketed.
+fn split_type(s: &str) -> Option<(&str, &str)> {
+    let s = s.trim_start();
+    let (open, close) = match s.chars().next()? {
+        '[' => ('[', ']'),
+        '{' => ('{', '}'),
+        '<' => ('<', '>'),
+        _ => {
+            let end = s.find(' ')?;
+            return Some((&s[..end], s[end..].trim_start()));
+        }
+    };
+    let mut depth = 0;
+    for (i, c) in s.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some((&s[..=i], s[i + 1..].trim_start()));
+            }
+        }
+    }
+    None
+}
+
+/// Bytes of the types rustc emits for statics: `[N x i8]`-style arrays and
+/// packed structs of them (`<{ [36 x i8], [4 x i8] }>`).
+fn array_bytes(ty: &str) -> Option<u64> {
+    let ty = ty.trim();
+    if let Some(fields) = ty.strip_prefix("<{").and_then(|t| t.strip_suffix("}>")) {
+        return split_top_level(fields).iter().map(|f| array_bytes(f)).sum();
+    }
+    let inner = ty.strip_prefix('[')?.strip_suffix(']')?;
+    let (n, elem) = inner.split_once(" x ")?;
+    let size = match elem.trim() {
+        "i8" => 1,
+        "i16" => 2,
+        "i32" | "float" => 4,
+        "i64" | "double" | "ptr" => 8,
+        _ => return None,
+    };
+    Some(n.trim().parse::<u64>().ok()? * size)
+}
+
+/// Splits at commas that are not inside brackets.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut parts) = (0i32, 0, Vec::new());
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '{' | '<' | '(' => depth += 1,
+            ']' | '}' | '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '-')
+}
+
+/// Replaces every whole-word `@name` in `line` by `with`.
+fn replace_symbol(line: &str, name: &str, with: &str) -> String {
+    let needle = format!("@{name}");
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(i) = rest.find(&needle) {
+        let after = &rest[i + needle.len()..];
+        out.push_str(&rest[..i]);
+        if after.chars().next().is_some_and(is_ident_char) {
+            out.push_str(&needle);
+        } else {
+            out.push_str(with);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+fn strip_target_attributes(line: &str) -> String {
+    if !line.starts_with("attributes #") {
+        return line.to_string();
+    }
+    let mut out = line.to_string();
+    for key in ["\"target-cpu\"=\"", "\"target-features\"=\""] {
+        while let Some(i) = out.find(key) {
+            let value_start = i + key.len();
+            let Some(len) = out[value_start..].find('"') else { break };
+            let end = value_start + len + 1;
+            let end = if out[end..].starts_with(' ') { end + 1 } else { end };
+            out.replace_range(i..end, "");
+        }
+    }
+    out.replace(" }", " }").replace("  ", " ")
+}
+
+/// Linkage keyword of a `define` or global line ("external" when absent).
+fn linkage_of(words: &[&str]) -> &'static str {
+    const LINKAGES: [&str; 10] = [
+        "private", "internal", "available_externally", "linkonce", "weak", "common", "appending", "extern_weak",
+        "linkonce_odr", "weak_odr",
+    ];
+    for w in words {
+        if let Some(l) = LINKAGES.iter().find(|l| **l == *w) {
+            return l;
+        }
+    }
+    "external"
+}
+
+/// A problem [`check`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Violation {
+    /// A mutable global in global memory that is not marked device-global.
+    MutableGlobalInGlobalMemory(String),
+    /// A visible symbol that is not part of the runtime's API.
+    ExportedInternalSymbol(String),
+}
+
+/// Checks the final IR: runtime state lives in shared or constant memory
+/// unless marked device-global, and only API symbols are visible.
+pub fn check(ir: &str, is_api: &dyn Fn(&str) -> bool) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    for line in ir.lines() {
+        if let Some(name) = global_name(line) {
+            let rhs = &line[line.find(" = ").unwrap() + 3..];
+            let words: Vec<&str> = rhs.split_whitespace().collect();
+            let is_decl = words.first().is_some_and(|w| *w == "external" || *w == "extern_weak");
+            let is_mutable = words.iter().take_while(|w| **w != "constant").any(|w| *w == "global");
+            let in_global_memory = !rhs.contains("addrspace(3)") && !rhs.contains("addrspace(4)");
+            let is_metadata = name.starts_with("llvm.");
+            if !is_decl && is_mutable && in_global_memory && !is_metadata && !line.contains(DEVICE_GLOBAL_SECTION) {
+                violations.push(Violation::MutableGlobalInGlobalMemory(name.clone()));
+            }
+            let linkage = linkage_of(&words);
+            if !is_decl && !is_metadata && !matches!(linkage, "private" | "internal") && !is_api(&name) {
+                violations.push(Violation::ExportedInternalSymbol(name));
+            }
+        } else if let Some(rest) = line.strip_prefix("define ") {
+            let Some(at) = rest.find('@') else { continue };
+            let words: Vec<&str> = rest[..at].split_whitespace().collect();
+            let name: String = rest[at + 1..].chars().take_while(|c| is_ident_char(*c)).collect();
+            if !matches!(linkage_of(&words), "private" | "internal") && !is_api(&name) {
+                violations.push(Violation::ExportedInternalSymbol(name));
+            }
+        }
+    }
+    violations
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"@_RNv4TEAM = internal unnamed_addr global [56 x i8] c"\00\01", section ".omprt.shared", align 8
+@__omp_rtl_device_environment = global [48 x i8] zeroinitializer, section ".omprt.constant", align 8
+@llvm.used = appending global [1 x ptr] [ptr @__omp_rtl_device_environment], section "llvm.metadata"
+@__omp_rtl_debug_kind = external global i32
+@_RNv4TEAM2 = internal global i32 0
+define i32 @omp_get_level() unnamed_addr #0 {
+  %a = load i32, ptr getelementptr inbounds nuw (i8, ptr @_RNv4TEAM, i64 4), align 4
+  %b = load i32, ptr @_RNv4TEAM, align 4
+  %c = load i32, ptr @__omp_rtl_debug_kind, align 4
+  ret i32 %a
+}
+define internal void @helper() #0 {
+  ret void
+}
+define void @leaked() #0 {
+  ret void
+}
+attributes #0 = { convergent nounwind "target-cpu"="sm_70" "target-features"="+ptx70" }
+"#;
+
+    #[test]
+    fn moves_shared_and_constant_statics_and_rewrites_uses() {
+        let (ir, report) = rewrite(SAMPLE, &["__omp_rtl_debug_kind", "__omp_rtl_assume_no_thread_state"]).unwrap();
+        assert!(ir.contains("@_RNv4TEAM = internal unnamed_addr addrspace(3) global [56 x i8] undef, align 8"), "{ir}");
+        assert!(ir.contains("getelementptr inbounds nuw (i8, ptr addrspacecast (ptr addrspace(3) @_RNv4TEAM to ptr), i64 4)"));
+        assert!(ir.contains("load i32, ptr addrspacecast (ptr addrspace(3) @_RNv4TEAM to ptr), align 4"));
+        // A name that merely starts with a moved name is left alone.
+        assert!(ir.contains("@_RNv4TEAM2 = internal global i32 0"));
+        assert!(ir.contains("@__omp_rtl_device_environment = weak protected addrspace(4) global [48 x i8] zeroinitializer, align 8"));
+        assert!(ir.contains("[ptr addrspacecast (ptr addrspace(4) @__omp_rtl_device_environment to ptr)]"));
+        assert!(ir.contains("@__omp_rtl_debug_kind = weak hidden constant i32 0"));
+        assert!(ir.contains("@__omp_rtl_assume_no_thread_state = weak hidden constant i32 0"));
+        assert!(!ir.contains("target-cpu") && !ir.contains("target-features"));
+        assert_eq!(report.shared, vec![("_RNv4TEAM".to_string(), Some(56))]);
+    }
+
+    #[test]
+    fn check_flags_global_memory_state_and_leaked_symbols() {
+        let (ir, _) = rewrite(SAMPLE, &["__omp_rtl_debug_kind"]).unwrap();
+        let api = |n: &str| n.starts_with("omp_") || n.starts_with("__omp_rtl_");
+        let v = check(&ir, &api);
+        assert!(v.contains(&Violation::MutableGlobalInGlobalMemory("_RNv4TEAM2".into())), "{v:?}");
+        assert!(v.contains(&Violation::ExportedInternalSymbol("leaked".into())), "{v:?}");
+        assert!(!v.iter().any(|x| matches!(x, Violation::ExportedInternalSymbol(n) if n == "helper" || n == "omp_get_level")));
+        assert!(!v.iter().any(|x| matches!(x, Violation::MutableGlobalInGlobalMemory(n) if n == "_RNv4TEAM")));
+    }
+
+    #[test]
+    fn inline_later_functions_lose_noinline_only() {
+        let ir = "define internal void @a() unnamed_addr #0 section \".omprt.inline_later\" {\n  ret void\n}\n\
+define internal void @b() unnamed_addr #0 {\n  call void @a() #1\n  call void @b() #1\n  ret void\n}\n\
+attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n";
+        let (out, _) = rewrite(ir, &[]).unwrap();
+        assert!(out.contains("define internal void @a() unnamed_addr #90000 {"), "{out}");
+        assert!(out.contains("define internal void @b() unnamed_addr #0 {"));
+        assert!(out.contains("attributes #90000 = { convergent inlinehint nounwind }"), "{out}");
+        assert!(out.contains("attributes #0 = { convergent noinline nounwind }"));
+        assert!(out.contains("  call void @a() #90001\n") && out.contains("  call void @b() #1\n"), "{out}");
+        assert!(out.contains("attributes #90001 = { inlinehint }"), "{out}");
+    }
+
+    #[test]
+    fn sizes_of_packed_statics() {
+        assert_eq!(array_bytes("<{ [36 x i8], [4 x i8], [512 x i8] }>"), Some(552));
+        assert_eq!(array_bytes("[3 x i64]"), Some(24));
+        assert_eq!(array_bytes("%T"), None);
+    }
+
+    #[test]
+    fn device_global_marker_is_accepted() {
+        let ir = "@x = internal global i32 0, section \".omprt.device_global\", align 4\n";
+        assert!(check(ir, &|_| false).is_empty());
+    }
+}

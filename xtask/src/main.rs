@@ -1,0 +1,89 @@
+//! `cargo xtask <command>`: omprt's build and check tool.
+
+use std::process::ExitCode;
+use xtask::{abi_table, corpus, device_build, runtime_dir, tools};
+
+const HELP: &str = "usage: cargo xtask <command>
+
+commands:
+  build-device   build target/omprt/lib/{libomptarget-nvptx.bc,libompdevice.a}
+  check-abi      compare the built bitcode with LLVM 22's OMPKinds.def (types, coverage)
+  corpus         compile tests-gpu/programs with clang 22 against the runtime
+                 (-O0 and -O2, ptxas for sm_70/sm_80/sm_90) and check ABI needs
+  static-cost    registers/stack/static shared memory of each linked corpus kernel at -O2,
+                 omprt (clang 22) vs LLVM 19's DeviceRTL (clang 19)
+  remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
+                 vs LLVM 19's DeviceRTL (clang 19)
+  help           this text";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("build-device") => build_device(),
+        Some("check-abi") => check_abi(&[]),
+        Some("corpus") => run_corpus(),
+        Some("remarks") => remarks_table(),
+        Some("static-cost") => xtask::static_cost::table(&corpus::Options::default()).map(|rows| {
+            println!("{}", xtask::static_cost::render(&rows));
+        }),
+        Some("help") | Some("--help") | Some("-h") | None => {
+            println!("{HELP}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command '{other}'\n\n{HELP}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn build_device() -> xtask::Result<()> {
+    let a = device_build::build()?;
+    eprintln!(
+        "built {} and {} ({} bytes of static shared memory in {} static(s))",
+        a.bitcode.display(),
+        a.archive.display(),
+        a.report.shared_bytes(),
+        a.report.shared.len()
+    );
+    Ok(())
+}
+
+fn check_abi(needed: &[String]) -> xtask::Result<()> {
+    let bc = runtime_dir().join("libomptarget-nvptx.bc");
+    if !bc.is_file() {
+        return Err(format!("{} is missing: run 'cargo xtask build-device'", bc.display()));
+    }
+    let report = abi_table::check_bitcode(&bc, &needed.iter().cloned().collect())?;
+    println!("{}", report.render());
+    if report.ok() { Ok(()) } else { Err("the runtime does not match OMPKinds.def".into()) }
+}
+
+fn run_corpus() -> xtask::Result<()> {
+    let summary = corpus::check_all(&corpus::Options::default())?;
+    println!("{}", summary.render());
+    check_abi(&summary.needed_symbols().into_iter().collect::<Vec<_>>())?;
+    let _ = tools::cuda_path()?;
+    if summary.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
+}
+
+fn remarks_table() -> xtask::Result<()> {
+    use xtask::remarks::remarks;
+    use xtask::static_cost::Runtime;
+    let opts = corpus::Options::default();
+    let work = opts.out.join("remarks");
+    println!("| program | omprt (clang 22) | LLVM 19 DeviceRTL (clang 19) |\n|---|---|---|");
+    for src in corpus::programs(&opts.programs)? {
+        let show = |r: Vec<xtask::remarks::Remark>| {
+            r.iter().map(|x| if x.line > 0 { format!("{} (l{})", x.id, x.line) } else { x.id.clone() }).collect::<Vec<_>>().join(", ")
+        };
+        let ours = show(remarks(&src, Runtime::Omprt, &work)?);
+        let theirs = show(remarks(&src, Runtime::Llvm19, &work)?);
+        println!("| {} | {ours} | {theirs} |", src.file_name().unwrap().to_string_lossy());
+    }
+    Ok(())
+}

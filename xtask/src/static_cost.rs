@@ -1,0 +1,199 @@
+//! Static cost of each kernel of the corpus, side by side, as the GPU sees
+//! it: registers, stack and static shared memory of the *linked* device image
+//! (after nvlink, callees included), read with omprt-host's image reader, for
+//! omprt (clang 22) and LLVM 19's DeviceRTL (clang 19, Debian's
+//! libomp-19-dev and libomp5-19). These figures need no GPU; timings are
+//! separate benchmarks.
+
+use crate::{Result, corpus, repo_root, tools};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The linked image's figures for one kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    pub registers: u32,
+    pub stack_bytes: u32,
+    /// Static shared memory, not counting what the driver reserves per block.
+    pub smem_bytes: u64,
+}
+
+/// Which runtime a kernel was built against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Runtime {
+    Omprt,
+    Llvm19,
+}
+
+pub const ARCH: &str = "sm_90";
+
+fn llvm19_lib() -> PathBuf {
+    repo_root().join(".toolchain/llvm19/usr/lib/llvm-19/lib")
+}
+
+/// LLVM 19's DeviceRTL bitcode extracted by `scripts/setup.sh`.
+pub fn llvm19_bitcode() -> Result<PathBuf> {
+    let bc = llvm19_lib().join("libomptarget-nvptx-sm_90.bc");
+    if bc.is_file() { Ok(bc) } else { Err(format!("{} is missing: run 'bash scripts/setup.sh'", bc.display())) }
+}
+
+fn llvm19_include() -> PathBuf {
+    llvm19_lib().join("clang/19/include")
+}
+
+/// A folder with the `libomptarget.so`/`libomp.so` names clang 19's host
+/// link asks for (Debian's libomp5-19 ships only the versioned files).
+fn llvm19_host_libs() -> Result<PathBuf> {
+    let dir = repo_root().join("target/omprt/llvm19-host");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (link, target) in [("libomptarget.so", "/usr/lib/llvm-19/lib/libomptarget.so.19.1"), ("libomp.so", "/usr/lib/llvm-19/lib/libomp.so.5")] {
+        if !Path::new(target).exists() {
+            return Err(format!("{target} is missing: run 'bash scripts/setup.sh' (clang-19 brings libomp5-19)"));
+        }
+        let l = dir.join(link);
+        if !l.exists() {
+            std::os::unix::fs::symlink(target, &l).map_err(|e| format!("cannot link {}: {e}", l.display()))?;
+        }
+    }
+    Ok(dir)
+}
+
+/// A device-only compile of a program against `runtime` (clang 22 + omprt,
+/// or clang 19 + LLVM 19's DeviceRTL); the caller adds what to produce.
+pub fn device_compile(runtime: Runtime) -> Result<Command> {
+    Ok(match runtime {
+        Runtime::Omprt => {
+            let mut c = Command::new(tools::clang()?);
+            c.args(corpus::user_flags(ARCH)?);
+            c
+        }
+        Runtime::Llvm19 => {
+            let clang19 = Path::new("/usr/lib/llvm-19/bin/clang");
+            if !clang19.is_file() {
+                return Err("clang-19 not found: run 'bash scripts/setup.sh'".into());
+            }
+            let mut c = Command::new(clang19);
+            c.args(["-fopenmp", &format!("--offload-arch={ARCH}")])
+                .arg(format!("--cuda-path={}", tools::cuda_path()?.display()))
+                .arg(format!("--libomptarget-nvptx-bc-path={}", llvm19_bitcode()?.display()))
+                .arg(format!("-I{}", llvm19_include().display()));
+            c
+        }
+    })
+}
+
+/// Builds `src` at -O2 into an offload executable against `runtime`.
+fn executable(src: &Path, runtime: Runtime, work: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let exe = work.join(format!("{}.{runtime:?}", src.file_stem().unwrap().to_string_lossy()));
+    let mut cmd = device_compile(runtime)?;
+    if runtime == Runtime::Llvm19 {
+        cmd.arg(format!("-L{}", llvm19_lib().display())).arg(format!("-L{}", llvm19_host_libs()?.display()));
+    }
+    tools::run(cmd.arg("-O2").arg(src).arg("-o").arg(&exe))?;
+    Ok(exe)
+}
+
+/// Each kernel's figures in the linked device image of `exe`.
+pub fn kernel_costs(exe: &Path) -> Result<BTreeMap<String, Cost>> {
+    let data = std::fs::read(exe).map_err(|e| format!("cannot read {}: {e}", exe.display()))?;
+    let input = omprt_host::image::read(&data).map_err(|e| format!("{}: {e}", exe.display()))?;
+    let mut costs = BTreeMap::new();
+    for image in &input.images {
+        let Some(cubin) = image.cubin() else { continue };
+        let cubin = cubin.map_err(|e| format!("{}: {e}", exe.display()))?;
+        for k in &cubin.kernels {
+            costs.insert(
+                k.name.to_string(),
+                Cost {
+                    registers: k.registers.unwrap_or(0),
+                    stack_bytes: k.stack_bytes.or(k.frame_bytes).unwrap_or(0),
+                    smem_bytes: k.static_shared_bytes,
+                },
+            );
+        }
+    }
+    Ok(costs)
+}
+
+/// One kernel with both runtimes' figures (`None`: that build failed).
+pub struct Row {
+    pub program: String,
+    pub kernel: String,
+    pub omprt: Option<Cost>,
+    pub llvm19: Option<Cost>,
+    /// Why the LLVM 19 build failed, if it did.
+    pub llvm19_error: Option<String>,
+}
+
+/// The table for every program of the corpus at -O2.
+pub fn table(opts: &corpus::Options) -> Result<Vec<Row>> {
+    let work = opts.out.join("static-cost");
+    let mut rows = Vec::new();
+    for src in corpus::programs(&opts.programs)? {
+        let program = src.file_name().unwrap().to_string_lossy().to_string();
+        let ours = kernel_costs(&executable(&src, Runtime::Omprt, &work)?)?;
+        let (theirs, error) = match executable(&src, Runtime::Llvm19, &work).and_then(|e| kernel_costs(&e)) {
+            Ok(c) => (c, None),
+            Err(e) => (BTreeMap::new(), e.lines().find(|l| l.contains("error")).map(str::to_string)),
+        };
+        let kernels: std::collections::BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
+        for k in kernels {
+            rows.push(Row {
+                program: program.clone(),
+                kernel: k.clone(),
+                omprt: ours.get(k).copied(),
+                llvm19: theirs.get(k).copied(),
+                llvm19_error: error.clone(),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Stack cells: ptxas records `u32::MAX` when the stack depth is unknown
+/// (recursion, calls through pointers); shown as "dyn".
+fn stack_cell(a: Option<u32>, b: Option<u32>) -> String {
+    let show = |v: Option<u32>| match v {
+        None => "-".to_string(),
+        Some(u32::MAX) => "dyn".to_string(),
+        Some(v) => v.to_string(),
+    };
+    let worse = matches!((a, b), (Some(a), Some(b)) if a > b);
+    format!("{} / {}{}", show(a), show(b), if worse { " !" } else { "" })
+}
+
+/// A markdown table: omprt / LLVM 19 in each cell, `!` where omprt is worse.
+pub fn render(rows: &[Row]) -> String {
+    let mut s = String::from("| program | kernel (line) | registers | stack bytes | static smem bytes |\n|---|---|---|---|---|\n");
+    let cell = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (Some(a), Some(b)) => format!("{a} / {b}{}", if a > b { " !" } else { "" }),
+        (a, b) => format!("{} / {}", a.map_or("-".into(), |v| v.to_string()), b.map_or("-".into(), |v| v.to_string())),
+    };
+    let mut notes = Vec::new();
+    for r in rows {
+        let line = r.kernel.rsplit('_').next().unwrap_or(&r.kernel);
+        let (o, l) = (r.omprt, r.llvm19);
+        s += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.program,
+            line,
+            cell(o.map(|c| c.registers.into()), l.map(|c| c.registers.into())),
+            stack_cell(o.map(|c| c.stack_bytes), l.map(|c| c.stack_bytes)),
+            cell(o.map(|c| c.smem_bytes), l.map(|c| c.smem_bytes)),
+        );
+        if let Some(e) = &r.llvm19_error {
+            let note = format!("- {}: LLVM 19 build failed: `{}`", r.program, e.trim());
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    if !notes.is_empty() {
+        s += "\n";
+        s += &notes.join("\n");
+        s += "\n";
+    }
+    s
+}
