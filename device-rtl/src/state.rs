@@ -66,9 +66,9 @@ pub struct TeamState {
     pub parallel_region_fn: *mut c_void,
     /// Generic mode: the captured variables of the current region.
     pub shared_args: *mut *mut c_void,
-    /// Per-thread state pointers, `num_threads_in_block` of them, allocated
-    /// the first time any thread needs one.
-    pub thread_states: AtomicPtr<*mut ThreadState>,
+    /// Per-thread slots, `num_threads_in_block` of them, allocated the first
+    /// time any thread needs one.
+    pub thread_states: AtomicPtr<ThreadSlots>,
     /// Bytes of the shared-memory stack in use (see `memory`).
     pub stack_top: u32,
     pub _pad2: u32,
@@ -89,6 +89,15 @@ pub struct TeamShared {
 pub struct ThreadState {
     pub icvs: Icvs,
     pub previous: *mut ThreadState,
+}
+
+/// What the runtime keeps per thread beyond registers, found through the
+/// team's lazily allocated slot array: the innermost ICV state and the
+/// innermost loop of `workshare::dispatch` that needs per-thread progress.
+#[repr(C)]
+pub struct ThreadSlots {
+    pub state: *mut ThreadState,
+    pub dispatch: *mut c_void,
 }
 
 /// The shared-memory cell. On the GPU its initialiser is dropped (shared
@@ -186,7 +195,7 @@ pub fn current_thread_state() -> *mut ThreadState {
     }
     // SAFETY: the array has one slot per thread of the block; only this
     // thread reads or writes its slot.
-    unsafe { *states.add(mapping::thread_id_in_block() as usize) }
+    unsafe { (*states.add(mapping::thread_id_in_block() as usize)).state }
 }
 
 /// The ICVs the calling thread sees.
@@ -201,15 +210,22 @@ pub fn icvs() -> Icvs {
     }
 }
 
+/// The calling thread's slots, the array allocated (zeroed) by whichever
+/// thread needs it first. Only the calling thread touches its slots.
+pub fn my_slots() -> *mut ThreadSlots {
+    // SAFETY: one element per thread of the block.
+    unsafe { thread_states_array().add(mapping::thread_id_in_block() as usize) }
+}
+
 /// The slot array, allocated (zeroed) by whichever thread needs it first.
-fn thread_states_array() -> *mut *mut ThreadState {
+fn thread_states_array() -> *mut ThreadSlots {
     let existing = team(|t| t.thread_states.load(Ordering::Acquire));
     if !existing.is_null() {
         return existing;
     }
     let n = mapping::num_threads_in_block() as usize;
-    let bytes = n * core::mem::size_of::<*mut ThreadState>();
-    let fresh = arch::malloc(bytes as u64).cast::<*mut ThreadState>();
+    let bytes = n * core::mem::size_of::<ThreadSlots>();
+    let fresh = arch::malloc(bytes as u64).cast::<ThreadSlots>();
     if fresh.is_null() {
         debug::fatal(b"device heap exhausted allocating thread states (raise LIBOMPTARGET_HEAP_SIZE)\0", b"omp thread state\0")
     }
@@ -232,16 +248,15 @@ pub fn enter_data_environment() -> *mut ThreadState {
         debug::fatal(b"a thread state was needed but the program was compiled with\0", b"-fopenmp-assume-no-thread-state\0")
     }
     let current = icvs();
-    let slot_array = thread_states_array();
+    let slots = my_slots();
     let state = arch::malloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
     if state.is_null() {
         debug::fatal(b"device heap exhausted allocating a thread state (raise LIBOMPTARGET_HEAP_SIZE)\0", b"omp thread state\0")
     }
     // SAFETY: this thread's slot; `state` is a fresh allocation.
     unsafe {
-        let slot = slot_array.add(mapping::thread_id_in_block() as usize);
-        state.write(ThreadState { icvs: current, previous: *slot });
-        *slot = state;
+        state.write(ThreadState { icvs: current, previous: (*slots).state });
+        (*slots).state = state;
     }
     state
 }
@@ -252,7 +267,7 @@ pub fn exit_data_environment() {
     debug::check(!states.is_null(), b"no data environment to leave\0", b"omp thread state\0");
     // SAFETY: this thread's slot and the state it pushed.
     unsafe {
-        let slot = states.add(mapping::thread_id_in_block() as usize);
+        let slot = &raw mut (*states.add(mapping::thread_id_in_block() as usize)).state;
         let top = *slot;
         *slot = (*top).previous;
         arch::free(top.cast());

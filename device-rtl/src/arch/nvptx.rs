@@ -15,6 +15,22 @@ unsafe extern "C" {
     fn sreg_ctaid_x() -> i32;
     #[link_name = "llvm.nvvm.read.ptx.sreg.nctaid.x"]
     fn sreg_nctaid_x() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.tid.y"]
+    fn sreg_tid_y() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.tid.z"]
+    fn sreg_tid_z() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.ntid.y"]
+    fn sreg_ntid_y() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.ntid.z"]
+    fn sreg_ntid_z() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.ctaid.y"]
+    fn sreg_ctaid_y() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.ctaid.z"]
+    fn sreg_ctaid_z() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.nctaid.y"]
+    fn sreg_nctaid_y() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.nctaid.z"]
+    fn sreg_nctaid_z() -> i32;
     #[link_name = "llvm.nvvm.read.ptx.sreg.globaltimer"]
     fn sreg_globaltimer() -> i64;
     #[link_name = "llvm.nvvm.read.ptx.sreg.lanemask.lt"]
@@ -31,6 +47,8 @@ unsafe extern "C" {
     fn activemask() -> i32;
     #[link_name = "llvm.nvvm.shfl.sync.down.i32"]
     fn shfl_sync_down_i32(mask: i32, value: i32, delta: i32, clamp: i32) -> i32;
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn shfl_sync_idx_i32(mask: i32, value: i32, lane: i32, clamp: i32) -> i32;
     #[link_name = "llvm.nvvm.vote.ballot.sync"]
     fn vote_ballot_sync(mask: i32, pred: bool) -> i32;
     #[link_name = "llvm.nvvm.membar.cta"]
@@ -123,6 +141,52 @@ pub fn shuffle_down_u32(mask: u32, value: u32, delta: u32, width: u32) -> u32 {
     unsafe { shfl_sync_down_i32(mask as i32, value as i32, delta as i32, clamp as i32) as u32 }
 }
 const WARP_SIZE_U: u32 = super::WARP_SIZE;
+/// `__shfl_sync(mask, value, lane)` over the whole warp.
+#[inline(always)]
+fn broadcast_u32(mask: u32, value: u32, lane: u32) -> u32 {
+    // SAFETY: the lanes in `mask` all take part.
+    unsafe { shfl_sync_idx_i32(mask as i32, value as i32, lane as i32, 0x1f) as u32 }
+}
+
+/// `counter.fetch_add(amount)` for each calling lane, as one atomic per warp:
+/// the converged lanes get consecutive ranges in lane order.
+#[inline(always)]
+pub fn fetch_add_aggregated(counter: &core::sync::atomic::AtomicU64, amount: u64) -> u64 {
+    let mask = active_mask();
+    let leader = mask.trailing_zeros();
+    let rank = (mask & lanemask_lt()).count_ones();
+    let mut base = 0u64;
+    if super::lane_id() == leader {
+        base = counter.fetch_add(amount * u64::from(mask.count_ones()), core::sync::atomic::Ordering::Relaxed);
+    }
+    let lo = broadcast_u32(mask, base as u32, leader);
+    let hi = broadcast_u32(mask, (base >> 32) as u32, leader);
+    ((u64::from(hi) << 32) | u64::from(lo)) + u64::from(rank) * amount
+}
+
+/// Thread index, block size, block index and grid size in dimension 0..=2
+/// (`ompx_*`); other dimensions read as the x one, like an out-of-range
+/// index in CUDA's dim3.
+#[inline(always)]
+pub fn thread_id_dim(dim: u32) -> u32 {
+    // SAFETY: special-register reads have no preconditions.
+    unsafe { (match dim { 1 => sreg_tid_y(), 2 => sreg_tid_z(), _ => sreg_tid_x() }) as u32 }
+}
+#[inline(always)]
+pub fn block_dim(dim: u32) -> u32 {
+    // SAFETY: as above.
+    unsafe { (match dim { 1 => sreg_ntid_y(), 2 => sreg_ntid_z(), _ => sreg_ntid_x() }) as u32 }
+}
+#[inline(always)]
+pub fn block_id_dim(dim: u32) -> u32 {
+    // SAFETY: as above.
+    unsafe { (match dim { 1 => sreg_ctaid_y(), 2 => sreg_ctaid_z(), _ => sreg_ctaid_x() }) as u32 }
+}
+#[inline(always)]
+pub fn grid_dim(dim: u32) -> u32 {
+    // SAFETY: as above.
+    unsafe { (match dim { 1 => sreg_nctaid_y(), 2 => sreg_nctaid_z(), _ => sreg_nctaid_x() }) as u32 }
+}
 #[inline(always)]
 pub fn ballot(mask: u32, pred: bool) -> u32 {
     // SAFETY: the lanes in `mask` all take part.
@@ -208,6 +272,16 @@ static TEAM_SHARED: crate::state::TeamSharedCell = crate::state::TeamSharedCell:
 #[inline(always)]
 pub fn team_shared() -> &'static crate::state::TeamSharedCell {
     &TEAM_SHARED
+}
+
+/// The team's dynamic-loop record: its own static so that only kernels with
+/// such loops pay its shared memory.
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_DISPATCH: crate::workshare::dispatch::TeamDispatch = crate::workshare::dispatch::TeamDispatch::new();
+
+#[inline(always)]
+pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
+    &TEAM_DISPATCH
 }
 
 /// Called once per thread when it leaves the kernel; nothing to do on a GPU.

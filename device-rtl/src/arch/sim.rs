@@ -87,6 +87,7 @@ struct Block {
     counted_cv: Condvar,
     warps: Vec<Warp>,
     team: TeamSharedCell,
+    dispatch: crate::workshare::dispatch::TeamDispatch,
 }
 
 struct Grid {
@@ -140,6 +141,7 @@ where
                 counted_cv: Condvar::new(),
                 warps,
                 team: TeamSharedCell::new(),
+                dispatch: crate::workshare::dispatch::TeamDispatch::new(),
             })
         })
         .collect();
@@ -323,9 +325,19 @@ pub fn free(ptr: *mut u8) {
     }
 }
 
+/// Spin loops (locks, ordered turns) end a test that would hang: after
+/// [`SPIN_LIMIT`] of kernel time a spinning thread panics.
 pub fn spin_pause() {
+    with(|t| {
+        check_poison(&t.grid.poisoned);
+        if t.grid.start.elapsed() > SPIN_LIMIT {
+            t.grid.poisoned.store(true, Ordering::Relaxed);
+            panic!("omprt sim: still spinning after {SPIN_LIMIT:?} (a deadlock?)");
+        }
+    });
     std::thread::yield_now()
 }
+const SPIN_LIMIT: Duration = Duration::from_secs(60);
 
 fn c_str(bytes: &[u8]) -> &str {
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
@@ -348,6 +360,31 @@ pub fn team_shared() -> &'static TeamSharedCell {
     // SAFETY: the block outlives every simulated thread of it (launch joins
     // all threads before dropping the blocks), and only those threads call this.
     with(|t| unsafe { &*(&t.block.team as *const TeamSharedCell) })
+}
+
+pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.dispatch as *const crate::workshare::dispatch::TeamDispatch) })
+}
+
+/// Simulated lanes do not run in lockstep, so each caller adds on its own;
+/// the result (a distinct range per caller) is what the GPU version gives.
+pub fn fetch_add_aggregated(counter: &std::sync::atomic::AtomicU64, amount: u64) -> u64 {
+    counter.fetch_add(amount, Ordering::Relaxed)
+}
+
+/// The simulated grid is one-dimensional: y and z ids are 0, extents 1.
+pub fn thread_id_dim(dim: u32) -> u32 {
+    if dim == 0 { thread_id_in_block() } else { 0 }
+}
+pub fn block_dim(dim: u32) -> u32 {
+    if dim == 0 { num_threads_in_block() } else { 1 }
+}
+pub fn block_id_dim(dim: u32) -> u32 {
+    if dim == 0 { block_id() } else { 0 }
+}
+pub fn grid_dim(dim: u32) -> u32 {
+    if dim == 0 { num_blocks() } else { 1 }
 }
 
 /// Marks the calling simulated thread as gone for barriers and warp collectives.

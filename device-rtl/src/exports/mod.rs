@@ -15,6 +15,7 @@ use core::ffi::c_void;
 pub mod api;
 pub mod kernel;
 pub mod misc;
+pub mod ompx;
 pub mod parallel;
 pub mod sync;
 pub mod workshare;

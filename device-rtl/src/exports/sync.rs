@@ -99,10 +99,18 @@ pub extern "C-unwind" fn __kmpc_single(_loc: IdentPtr, _gtid: i32) -> i32 {
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn __kmpc_end_single(_loc: IdentPtr, _gtid: i32) {}
 
+/// `ordered` inside a dispatched loop: waits for the iteration's turn.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_ordered(_loc: IdentPtr, _gtid: i32) {
+    crate::workshare::dispatch::ordered()
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_end_ordered(_loc: IdentPtr, _gtid: i32) {
+    crate::workshare::dispatch::end_ordered()
+}
+
 not_yet! {
     fn __kmpc_copyprivate(IdentPtr, i32, u64, VoidPtr, FnPtr, i32);
-    fn __kmpc_ordered(IdentPtr, i32);
-    fn __kmpc_end_ordered(IdentPtr, i32);
     fn __kmpc_doacross_init(IdentPtr, i32, i32, VoidPtr);
     fn __kmpc_doacross_post(IdentPtr, i32, *mut i64);
     fn __kmpc_doacross_wait(IdentPtr, i32, *mut i64);

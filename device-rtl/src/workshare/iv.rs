@@ -9,7 +9,7 @@ use core::ops::{Add, Div, Mul, Rem, Sub};
 /// Unsigned arithmetic of the loop's own width: 32-bit loops never pay for
 /// 64-bit division, which the GPU does in a long software sequence.
 pub trait Distance:
-    Copy + Ord + core::fmt::Debug + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Rem<Output = Self>
+    Copy + Ord + core::fmt::Debug + Into<u64> + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Rem<Output = Self>
 {
     const ZERO: Self;
     const ONE: Self;
@@ -53,6 +53,13 @@ pub trait LoopIv: Copy + Ord + core::fmt::Debug {
     fn u_from_u32(v: u32) -> Self::Unsigned;
     /// The largest value of the type.
     const MAX: Self;
+    /// The value's bits, extended to 64 (the normalised space of `dispatch`).
+    fn bits(self) -> u64;
+    /// The low bits of `v` as a value of the type (wrapping).
+    fn from_bits(v: u64) -> Self;
+    /// A stride or chunk argument, sign-extended.
+    fn signed_i64(s: Self::Signed) -> i64;
+    fn signed_from_i64(s: i64) -> Self::Signed;
 }
 
 macro_rules! loop_iv {
@@ -81,6 +88,22 @@ macro_rules! loop_iv {
                 v as $u
             }
             const MAX: Self = <$t>::MAX;
+            #[inline(always)]
+            fn bits(self) -> u64 {
+                self as $u as u64
+            }
+            #[inline(always)]
+            fn from_bits(v: u64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn signed_i64(s: $s) -> i64 {
+                s as i64
+            }
+            #[inline(always)]
+            fn signed_from_i64(s: i64) -> $s {
+                s as $s
+            }
         }
     };
 }

@@ -4,6 +4,8 @@
 //! types clang uses (`i32`, `u32`, `i64`, `u64`; see [`iv::LoopIv`]), as pure
 //! functions in [`static_sched`]; this module adds the "who am I" part.
 
+pub mod callback;
+pub mod dispatch;
 pub mod iv;
 pub mod static_sched;
 
@@ -57,4 +59,22 @@ pub fn static_init<T: LoopIv>(entry: &[u8], entity: Entity, schedtype: i32, lb: 
         | Schedule::DistributeStaticChunkStaticOne => static_balanced(lb, ub, id, count),
         _ => debug::fatal(b"a dynamic schedule was passed to a static init entry point\0", entry),
     }
+}
+
+/// `__kmpc_dist_for_static_init_*`: the team's balanced share of the loop
+/// (its upper bound is the second result), then `schedtype` among the team's
+/// threads. `last` is set only on the thread that runs the loop's last
+/// iteration.
+pub fn dist_for_static_init<T: LoopIv>(entry: &[u8], schedtype: i32, lb: T, ub: T, chunk: T::Signed) -> (StaticChunk<T>, T) {
+    let team = static_balanced(lb, ub, mapping::block_id(), mapping::num_blocks());
+    let mut mine = static_init(entry, Entity::Thread, schedtype, team.lb, team.ub, chunk);
+    mine.last &= team.last;
+    (mine, team.ub)
+}
+
+/// `__kmpc_team_static_init_*`: chunks of `chunk` iterations (at least 1)
+/// dealt to the teams round-robin.
+pub fn team_static_init<T: LoopIv>(lb: T, ub: T, chunk: T::Signed) -> StaticChunk<T> {
+    let chunk = T::chunk_as_unsigned(chunk).unwrap_or(T::u_from_u32(1));
+    static_chunked(lb, ub, chunk, mapping::block_id(), mapping::num_blocks())
 }

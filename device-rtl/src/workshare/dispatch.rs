@@ -1,0 +1,468 @@
+//! Dispatched loops (`__kmpc_dispatch_*`): dynamic, guided, auto and runtime
+//! schedules, and the static and `ordered` loops clang routes through the
+//! dispatcher.
+//!
+//! Iterations are numbered `0..=last` in a normalised space (iteration `k`
+//! is `lb + k*st`), in 64 bits for every IV width.
+//!
+//! Where the state lives:
+//! * A team of several threads shares one record in CTA-shared memory
+//!   ([`TeamDispatch`], its own static so that only kernels with such loops
+//!   pay for it): the bounds, and a counter of handed-out iterations that
+//!   threads advance with one atomic per warp (dynamic) or a CAS (guided).
+//!   `init` brackets the record's write with two team barriers, so
+//!   consecutive loops, `nowait` ones included, reuse it safely.
+//! * A thread that needs progress of its own pushes a [`Private`] record on
+//!   the heap, popped by `__kmpc_dispatch_deinit`: static schedules (fixed
+//!   chunks per thread), `ordered` (the current iteration), and a team of
+//!   one, whose neighbours in the block may run unrelated loops.
+#![allow(unsafe_code)]
+
+use super::iv::LoopIv;
+use super::static_sched::static_balanced;
+use crate::{arch, config, debug, mapping, state, sync};
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicU64, Ordering};
+use omprt_abi::Schedule;
+use omprt_abi::sched::omp_sched;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Dynamic,
+    Guided,
+    StaticChunked,
+    StaticBalanced,
+}
+
+/// The loop in the normalised space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// The lower bound's bits.
+    pub lb: u64,
+    pub st: i64,
+    /// Index of the last iteration; meaningless when `empty`.
+    pub last: u64,
+    pub empty: bool,
+}
+
+impl Bounds {
+    /// `None` for a zero stride, which has no trip count.
+    pub fn new<T: LoopIv>(lb: T, ub: T, st: i64) -> Option<Bounds> {
+        let (empty, distance) = if st > 0 {
+            (lb > ub, if lb > ub { 0 } else { T::distance(lb, ub).into() })
+        } else if st < 0 {
+            (lb < ub, if lb < ub { 0 } else { T::distance(ub, lb).into() })
+        } else {
+            return None;
+        };
+        Some(Bounds { lb: lb.bits(), st, last: distance / st.unsigned_abs(), empty })
+    }
+
+    /// Iteration `k` as a value of the loop's type.
+    pub fn value<T: LoopIv>(&self, k: u64) -> T {
+        T::from_bits(self.lb.wrapping_add(k.wrapping_mul(self.st as u64)))
+    }
+}
+
+/// How a loop is handed out, decided once at `init`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub kind: Kind,
+    pub chunk: u64,
+    pub ordered: bool,
+}
+
+impl Plan {
+    /// Decodes clang's schedule. `auto` is a dynamic schedule with chunks
+    /// large enough for few grabs per thread.
+    pub fn new(sched: Schedule, chunk: i64, run_sched: (i32, i32), bounds: &Bounds, threads: u32) -> Plan {
+        use Schedule::*;
+        let ordered = matches!(
+            sched,
+            OrderedStaticChunk | OrderedStaticNoChunk | OrderedDynamic | OrderedGuided | OrderedRuntime | OrderedAuto
+        );
+        let (kind, chunk) = match sched {
+            StaticChunk | OrderedStaticChunk | StaticBalancedChunk if chunk > 0 => (Kind::StaticChunked, chunk),
+            StaticChunk | OrderedStaticChunk | StaticBalancedChunk | StaticNoChunk | OrderedStaticNoChunk => {
+                (Kind::StaticBalanced, 0)
+            }
+            Dynamic | OrderedDynamic => (Kind::Dynamic, chunk),
+            Guided | OrderedGuided => (Kind::Guided, chunk),
+            Auto | OrderedAuto => return Plan::auto(bounds, threads, ordered),
+            Runtime | OrderedRuntime => {
+                let (kind, chunk) = (run_sched.0 & !omp_sched::MONOTONIC, i64::from(run_sched.1));
+                match kind {
+                    omp_sched::DYNAMIC => (Kind::Dynamic, chunk),
+                    omp_sched::GUIDED => (Kind::Guided, chunk),
+                    omp_sched::AUTO => return Plan::auto(bounds, threads, ordered),
+                    _ if chunk > 0 => (Kind::StaticChunked, chunk),
+                    _ => (Kind::StaticBalanced, 0),
+                }
+            }
+            DistributeStaticChunk | DistributeStaticNoChunk | DistributeStaticChunkStaticOne => (Kind::StaticBalanced, 0),
+        };
+        Plan { kind, chunk: chunk.max(1) as u64, ordered }
+    }
+
+    fn auto(bounds: &Bounds, threads: u32, ordered: bool) -> Plan {
+        let per_grab = bounds.last / (8 * u64::from(threads.max(1)));
+        Plan { kind: Kind::Dynamic, chunk: per_grab.max(1), ordered }
+    }
+
+    /// Whether each thread needs a [`Private`] record in a team of `threads`.
+    pub fn needs_private(&self, threads: u32) -> bool {
+        threads == 1 || self.ordered || matches!(self.kind, Kind::StaticChunked | Kind::StaticBalanced)
+    }
+}
+
+/// `[start, start + chunk - 1]` clamped to `last`; `None` past the end.
+pub fn chunk_at(start: u64, chunk: u64, last: u64) -> Option<(u64, u64)> {
+    if start > last {
+        return None;
+    }
+    Some((start, if last - start < chunk { last } else { start + (chunk - 1) }))
+}
+
+/// Guided: a share of what is left, at least `min_chunk`.
+pub fn guided_size(start: u64, last: u64, threads: u32, min_chunk: u64) -> u64 {
+    let left_minus_one = last - start;
+    (left_minus_one / (2 * u64::from(threads.max(1)))).max(min_chunk).max(1)
+}
+
+/// Thread `id`'s `k`-th chunk of a static schedule among `count` threads.
+pub fn static_chunk(plan: &Plan, last: u64, id: u32, count: u32, k: u64) -> Option<(u64, u64, bool)> {
+    match plan.kind {
+        Kind::StaticBalanced => {
+            if k > 0 {
+                return None;
+            }
+            let c = static_balanced::<u64>(0, last, id, count);
+            (c.lb <= c.ub).then_some((c.lb, c.ub, c.last))
+        }
+        _ => {
+            let index = k.checked_mul(u64::from(count))?.checked_add(u64::from(id))?;
+            let (a, b) = chunk_at(index.checked_mul(plan.chunk)?, plan.chunk, last)?;
+            Some((a, b, b == last))
+        }
+    }
+}
+
+/// What the team shares: written by thread 0 between two team barriers.
+struct TeamLoop {
+    bounds: Bounds,
+    plan: Plan,
+    threads: u32,
+}
+
+/// The team's record (see the module docs).
+#[repr(C)]
+pub struct TeamDispatch {
+    lp: UnsafeCell<TeamLoop>,
+    /// Next iteration to hand out.
+    next: AtomicU64,
+    /// `ordered`: the iteration whose ordered region may run now.
+    ordered_next: AtomicU64,
+}
+
+// SAFETY: `lp` follows the write-then-barrier discipline of `state`; the
+// counters are atomics.
+unsafe impl Sync for TeamDispatch {}
+
+impl TeamDispatch {
+    pub const fn new() -> Self {
+        TeamDispatch {
+            lp: UnsafeCell::new(TeamLoop {
+                bounds: Bounds { lb: 0, st: 1, last: 0, empty: true },
+                plan: Plan { kind: Kind::Dynamic, chunk: 1, ordered: false },
+                threads: 1,
+            }),
+            next: AtomicU64::new(0),
+            ordered_next: AtomicU64::new(0),
+        }
+    }
+
+    fn read(&self) -> &TeamLoop {
+        // SAFETY: written only between the barriers of `init`.
+        unsafe { &*self.lp.get() }
+    }
+
+    /// Hands out the next chunk of a team's dynamic or guided loop.
+    fn grab(&self) -> Option<(u64, u64)> {
+        let lp = self.read();
+        if lp.bounds.empty {
+            return None;
+        }
+        let last = lp.bounds.last;
+        if lp.plan.kind == Kind::Guided {
+            let mut start = self.next.load(Ordering::Relaxed);
+            loop {
+                let (a, b) = chunk_at(start, guided_size(start.min(last), last, lp.threads, lp.plan.chunk), last)?;
+                match self.next.compare_exchange_weak(start, b + 1, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => return Some((a, b)),
+                    Err(now) => start = now,
+                }
+            }
+        }
+        chunk_at(arch::fetch_add_aggregated(&self.next, lp.plan.chunk), lp.plan.chunk, last)
+    }
+}
+
+impl Default for TeamDispatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A thread's own view of a dispatched loop.
+struct Private {
+    bounds: Bounds,
+    plan: Plan,
+    /// Whether chunks and the ordered turn come from the team record.
+    in_team: bool,
+    id: u32,
+    count: u32,
+    /// Static schedules: how many of this thread's chunks were handed out.
+    taken: u64,
+    /// `ordered`: the iteration this thread runs.
+    cursor: u64,
+    level: u32,
+    previous: *mut Private,
+}
+
+/// The calling thread's innermost private loop at the current level.
+fn private_top() -> *mut Private {
+    if config::assume_no_thread_state() {
+        return core::ptr::null_mut();
+    }
+    let top = state::team(|t| t.thread_states.load(Ordering::Acquire));
+    if top.is_null() {
+        return core::ptr::null_mut();
+    }
+    // SAFETY: the slot array has one element per thread; only this thread
+    // touches its element and the records it pushed.
+    unsafe {
+        let p = (*state::my_slots()).dispatch.cast::<Private>();
+        if !p.is_null() && (*p).level == state::icvs().level { p } else { core::ptr::null_mut() }
+    }
+}
+
+/// `__kmpc_dispatch_init_*`.
+pub fn init<T: LoopIv>(entry: &[u8], schedtype: i32, lb: T, ub: T, st: T::Signed, chunk: T::Signed) {
+    let Some(bounds) = Bounds::new(lb, ub, T::signed_i64(st)) else { debug::fatal(b"zero loop stride passed to\0", entry) };
+    init_bounds(entry, schedtype, bounds, T::signed_i64(chunk))
+}
+
+fn init_bounds(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
+    let Some(sched) = Schedule::from_raw(schedtype) else { debug::fatal(b"unknown schedule type passed to\0", entry) };
+    let icvs = state::icvs();
+    let threads = mapping::omp_num_threads();
+    let plan = Plan::new(sched, chunk, (icvs.run_sched, icvs.run_sched_chunk), &bounds, threads);
+    let in_team = threads > 1;
+    if in_team && (plan.ordered || matches!(plan.kind, Kind::Dynamic | Kind::Guided)) {
+        let team = arch::team_dispatch();
+        sync::team_barrier();
+        if mapping::omp_thread_num() == 0 {
+            // SAFETY: the barriers order this write before and after every
+            // other thread's use of the record.
+            unsafe { *team.lp.get() = TeamLoop { bounds, plan, threads } };
+            team.next.store(0, Ordering::Relaxed);
+            team.ordered_next.store(0, Ordering::Relaxed);
+        }
+        sync::team_barrier();
+    }
+    if !plan.needs_private(threads) {
+        return;
+    }
+    if config::assume_no_thread_state() {
+        debug::fatal(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state\0", entry)
+    }
+    // A team of one runs the whole loop as one chunk.
+    let plan = if in_team { plan } else { Plan { kind: Kind::StaticBalanced, ..plan } };
+    let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64, entry).cast::<Private>();
+    let slots = state::my_slots();
+    // SAFETY: a fresh allocation, and this thread's own slot.
+    unsafe {
+        record.write(Private {
+            bounds,
+            plan,
+            in_team,
+            id: if in_team { mapping::omp_thread_num() } else { 0 },
+            count: threads.max(1),
+            taken: 0,
+            cursor: 0,
+            level: icvs.level,
+            previous: (*slots).dispatch.cast(),
+        });
+        (*slots).dispatch = record.cast();
+    }
+}
+
+/// The caller's next chunk as `(first, last, is_last)` normalised indices.
+fn next_chunk() -> Option<(u64, u64, bool)> {
+    let private = private_top();
+    if private.is_null() {
+        let team = arch::team_dispatch();
+        let (a, b) = team.grab()?;
+        return Some((a, b, b == team.read().bounds.last));
+    }
+    // SAFETY: this thread's own record.
+    let p = unsafe { &mut *private };
+    if p.bounds.empty {
+        return None;
+    }
+    let (a, b, last) = if matches!(p.plan.kind, Kind::Dynamic | Kind::Guided) {
+        let (a, b) = arch::team_dispatch().grab()?;
+        (a, b, b == p.bounds.last)
+    } else {
+        let c = static_chunk(&p.plan, p.bounds.last, p.id, p.count, p.taken)?;
+        p.taken += 1;
+        c
+    };
+    p.cursor = a;
+    Some((a, b, last))
+}
+
+/// The bounds of the loop a thread is in, for converting its chunk.
+fn current_bounds() -> Bounds {
+    let private = private_top();
+    if private.is_null() {
+        arch::team_dispatch().read().bounds
+    } else {
+        // SAFETY: this thread's own record.
+        unsafe { (*private).bounds }
+    }
+}
+
+/// `__kmpc_dispatch_next_*`: 1 and the caller's next chunk, or 0 when done.
+pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    let Some((a, b, last)) = next_chunk() else { return 0 };
+    let bounds = current_bounds();
+    *plb = bounds.value(a);
+    *pub_ = bounds.value(b);
+    *pst = T::signed_from_i64(bounds.st);
+    *plast = i32::from(last);
+    1
+}
+
+/// Waits until the team's ordered turn reaches `iteration`.
+fn wait_turn(team: &TeamDispatch, iteration: u64) {
+    while team.ordered_next.load(Ordering::Acquire) != iteration {
+        arch::spin_pause();
+    }
+}
+
+/// `__kmpc_ordered`: waits for the turn of the caller's iteration.
+pub fn ordered() {
+    let private = private_top();
+    // SAFETY: this thread's own record.
+    if let Some(p) = unsafe { private.as_ref() }
+        && p.plan.ordered
+        && p.in_team
+    {
+        wait_turn(arch::team_dispatch(), p.cursor);
+    }
+    arch::fence_device();
+}
+
+/// `__kmpc_end_ordered`: the turn passes on in `fini`, which also runs for
+/// iterations that skip their ordered region.
+pub fn end_ordered() {
+    arch::fence_device();
+}
+
+/// `__kmpc_dispatch_fini_*`, after each iteration of an ordered loop.
+pub fn fini() {
+    let private = private_top();
+    // SAFETY: this thread's own record.
+    let Some(p) = (unsafe { private.as_mut() }) else { return };
+    if !p.plan.ordered {
+        return;
+    }
+    if p.in_team {
+        let team = arch::team_dispatch();
+        wait_turn(team, p.cursor);
+        team.ordered_next.store(p.cursor + 1, Ordering::Release);
+    }
+    p.cursor += 1;
+}
+
+/// `__kmpc_dispatch_deinit`: pops the caller's private record, if any.
+pub fn deinit() {
+    let private = private_top();
+    if private.is_null() {
+        return;
+    }
+    // SAFETY: this thread's own slot and the record it pushed.
+    unsafe {
+        (*state::my_slots()).dispatch = (*private).previous.cast();
+        arch::free(private.cast());
+    }
+}
+
+/// `__kmpc_dist_dispatch_init_*`: the team's balanced share of the loop,
+/// then a dispatched loop over that share among the team's threads.
+pub fn dist_init<T: LoopIv>(entry: &[u8], schedtype: i32, plast: &mut i32, lb: T, ub: T, st: T::Signed, chunk: T::Signed) {
+    let Some(bounds) = Bounds::new(lb, ub, T::signed_i64(st)) else { debug::fatal(b"zero loop stride passed to\0", entry) };
+    let share = static_balanced::<u64>(0, bounds.last, mapping::block_id(), mapping::num_blocks());
+    let empty = bounds.empty || share.lb > share.ub;
+    *plast = i32::from(!empty && share.last);
+    let mine = if empty {
+        Bounds { empty: true, ..bounds }
+    } else {
+        Bounds { lb: bounds.value::<T>(share.lb).bits(), st: bounds.st, last: share.ub - share.lb, empty: false }
+    };
+    init_bounds(entry, schedtype, mine, T::signed_i64(chunk))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn bounds_of_full_range_and_negative_strides() {
+        let b = Bounds::new(i32::MIN, i32::MAX, 1).unwrap();
+        assert_eq!((b.last, b.empty), (u32::MAX as u64, false));
+        let b = Bounds::new(10i64, -10, -3).unwrap();
+        assert_eq!((b.last, b.empty), (6, false));
+        assert_eq!(b.value::<i64>(6), -8);
+        assert!(Bounds::new(5u32, 4, 1).unwrap().empty);
+        assert!(Bounds::new(0i32, 0, 0).is_none());
+    }
+
+    proptest! {
+        /// Every static plan covers `0..=last` exactly once, with one `last`.
+        #[test]
+        fn static_plans_cover_each_iteration_once(last in 0u64..600, count in 1u32..70, chunk in 0i64..40) {
+            let kind = if chunk == 0 { Schedule::StaticNoChunk } else { Schedule::StaticChunk };
+            let bounds = Bounds { lb: 0, st: 1, last, empty: false };
+            let plan = Plan::new(kind, chunk, (1, 0), &bounds, count);
+            let mut seen = vec![0u32; last as usize + 1];
+            let mut lasts = 0;
+            for id in 0..count {
+                let mut k = 0;
+                while let Some((a, b, is_last)) = static_chunk(&plan, last, id, count, k) {
+                    for i in a..=b { seen[i as usize] += 1; }
+                    lasts += u32::from(is_last);
+                    k += 1;
+                }
+            }
+            prop_assert!(seen.iter().all(|&n| n == 1));
+            prop_assert_eq!(lasts, 1);
+        }
+
+        /// Guided chunks shrink with what is left and never pass the end.
+        #[test]
+        fn guided_chunks_stay_in_range(last in 0u64..100_000, threads in 1u32..1024, min in 1u64..50) {
+            let mut start = 0;
+            let mut grabs = 0u64;
+            while let Some((a, b)) = chunk_at(start, guided_size(start, last, threads, min), last) {
+                prop_assert!(a <= b && b <= last);
+                start = b + 1;
+                grabs += 1;
+            }
+            prop_assert_eq!(start, last + 1);
+            prop_assert!(grabs <= last + 1);
+        }
+    }
+}

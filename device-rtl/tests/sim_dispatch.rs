@@ -1,0 +1,455 @@
+//! Dispatched loops (`__kmpc_dispatch_*`) the way clang 22 lowers
+//! `schedule(dynamic|guided|auto|runtime)` and `ordered` loops: init, a
+//! `while (next(...))` loop over the returned chunks, `fini` after each
+//! iteration of an ordered loop, then `deinit`. Every iteration must run
+//! exactly once, `last` must be reported by exactly one thread, and ordered
+//! regions must run in iteration order. Also the other loop entry points
+//! clang and the OpenMPIRBuilder emit: dist_for/team static init, the
+//! distribute-dispatch init and the callback loops.
+
+mod common;
+
+use common::*;
+use omprt_abi::ExecMode;
+use omprt_device_rtl::arch::sim;
+use omprt_device_rtl::exports::{api::*, kernel::*, parallel::*, sync::*, workshare::*};
+use proptest::prelude::*;
+use std::ffi::c_void;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+const DYNAMIC: i32 = 35;
+const GUIDED: i32 = 36;
+const RUNTIME: i32 = 37;
+const AUTO: i32 = 38;
+const STATIC_CHUNK: i32 = 33;
+const STATIC: i32 = 34;
+const ORDERED_STATIC: i32 = 66;
+const ORDERED_DYNAMIC: i32 = 67;
+const NONMONOTONIC: i32 = 1 << 30;
+
+/// One induction-variable type and its dispatch entry points.
+trait Iv: Copy + Send + Sync + Into<i128> + TryFrom<i128> + 'static {
+    type S: Copy + Send + Sync + Into<i128> + TryFrom<i128>;
+    fn init(sched: i32, lb: Self, ub: Self, st: Self::S, chunk: Self::S);
+    unsafe fn dist_init(sched: i32, last: &mut i32, lb: Self, ub: Self, st: Self::S, chunk: Self::S);
+    unsafe fn next(last: &mut i32, lb: &mut Self, ub: &mut Self, st: &mut Self::S) -> i32;
+    fn fini();
+    fn of(v: i128) -> Self {
+        Self::try_from(v).ok().expect("value in range")
+    }
+    fn s(v: i128) -> Self::S {
+        Self::S::try_from(v).ok().expect("stride in range")
+    }
+}
+
+macro_rules! iv {
+    ($t:ty, $s:ty, $init:ident, $dist:ident, $next:ident, $fini:ident) => {
+        impl Iv for $t {
+            type S = $s;
+            fn init(sched: i32, lb: $t, ub: $t, st: $s, chunk: $s) {
+                $init(std::ptr::null(), 0, sched, lb, ub, st, chunk)
+            }
+            unsafe fn dist_init(sched: i32, last: &mut i32, lb: $t, ub: $t, st: $s, chunk: $s) {
+                unsafe { $dist(std::ptr::null(), 0, sched, last, lb, ub, st, chunk) }
+            }
+            unsafe fn next(last: &mut i32, lb: &mut $t, ub: &mut $t, st: &mut $s) -> i32 {
+                unsafe { $next(std::ptr::null(), 0, last, lb, ub, st) }
+            }
+            fn fini() {
+                $fini(std::ptr::null(), 0)
+            }
+        }
+    };
+}
+iv!(i32, i32, __kmpc_dispatch_init_4, __kmpc_dist_dispatch_init_4, __kmpc_dispatch_next_4, __kmpc_dispatch_fini_4);
+iv!(u32, i32, __kmpc_dispatch_init_4u, __kmpc_dist_dispatch_init_4u, __kmpc_dispatch_next_4u, __kmpc_dispatch_fini_4u);
+iv!(i64, i64, __kmpc_dispatch_init_8, __kmpc_dist_dispatch_init_8, __kmpc_dispatch_next_8, __kmpc_dispatch_fini_8);
+iv!(u64, i64, __kmpc_dispatch_init_8u, __kmpc_dist_dispatch_init_8u, __kmpc_dispatch_next_8u, __kmpc_dispatch_fini_8u);
+
+/// A loop `for (i = lb; st > 0 ? i <= ub : i >= ub; i += st)`.
+#[derive(Clone, Copy, Debug)]
+struct Loop {
+    lb: i128,
+    ub: i128,
+    st: i128,
+    sched: i32,
+    chunk: i128,
+}
+
+impl Loop {
+    fn trip(&self) -> usize {
+        let span = if self.st > 0 { self.ub - self.lb } else { self.lb - self.ub };
+        if span < 0 { 0 } else { (span / self.st.abs() + 1) as usize }
+    }
+    fn index(&self, i: i128) -> usize {
+        ((i - self.lb) / self.st) as usize
+    }
+}
+
+/// What every thread records: hits per iteration, `last` reports, and the
+/// order in which ordered regions ran.
+struct Tally {
+    hits: Vec<AtomicU32>,
+    lasts: AtomicU32,
+    order: Mutex<Vec<usize>>,
+}
+
+impl Tally {
+    fn new(trip: usize) -> Self {
+        Tally { hits: (0..trip).map(|_| AtomicU32::new(0)).collect(), lasts: AtomicU32::new(0), order: Mutex::new(Vec::new()) }
+    }
+    fn check(&self, what: &str, ordered: bool) {
+        for (k, h) in self.hits.iter().enumerate() {
+            assert_eq!(h.load(Ordering::Relaxed), 1, "{what}: iteration #{k}");
+        }
+        assert_eq!(self.lasts.load(Ordering::Relaxed), u32::from(!self.hits.is_empty()), "{what}: last flags");
+        if ordered {
+            let order = self.order.lock().unwrap();
+            assert_eq!(*order, (0..self.hits.len()).collect::<Vec<_>>(), "{what}: ordered regions out of order");
+        }
+    }
+}
+
+/// clang's dispatch loop, run by one thread of the team.
+fn dispatch_loop<T: Iv>(lp: &Loop, tally: &Tally, ordered: bool) {
+    T::init(lp.sched, T::of(lp.lb), T::of(lp.ub), T::s(lp.st), T::s(lp.chunk));
+    let (mut last, mut lb, mut ub, mut st) = (0, T::of(lp.lb), T::of(lp.ub), T::s(1));
+    while unsafe { T::next(&mut last, &mut lb, &mut ub, &mut st) } != 0 {
+        let (l, u): (i128, i128) = (lb.into(), ub.into());
+        assert_eq!(st.into(), lp.st, "stride reported by dispatch_next");
+        let mut i = l;
+        loop {
+            let k = lp.index(i);
+            tally.hits[k].fetch_add(1, Ordering::Relaxed);
+            if ordered {
+                __kmpc_ordered(std::ptr::null(), 0);
+                tally.order.lock().unwrap().push(k);
+                __kmpc_end_ordered(std::ptr::null(), 0);
+                T::fini();
+            }
+            if i == u {
+                break;
+            }
+            i += lp.st;
+        }
+        if last != 0 {
+            tally.lasts.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    __kmpc_dispatch_deinit(std::ptr::null(), 0);
+}
+
+struct Job<'a, T> {
+    loops: &'a [(Loop, &'a Tally)],
+    ordered: bool,
+    _t: std::marker::PhantomData<T>,
+}
+
+/// The outlined `parallel` body: the loops one after the other, as with
+/// `nowait` (no barrier in between).
+extern "C-unwind" fn region<T: Iv>(_g: *mut i32, _b: *mut i32, job: *mut c_void) {
+    let job = unsafe { &*(job as *const Job<T>) };
+    for (lp, tally) in job.loops {
+        dispatch_loop::<T>(lp, tally, job.ordered);
+    }
+}
+
+extern "C-unwind" fn region_wrapper<T: Iv>(_z: i16, tid: i32) {
+    let mut args: *mut *mut c_void = std::ptr::null_mut();
+    unsafe { __kmpc_get_shared_variables(&mut args) };
+    let (mut g, mut b) = (tid, 0);
+    region::<T>(&mut g, &mut b, unsafe { *args });
+}
+
+/// Runs the loops in a `target parallel` region of `threads` per team
+/// (`num_threads` -1 = all), SPMD or generic.
+fn run_parallel<T: Iv>(mode: ExecMode, teams: u32, threads: u32, num_threads: i32, loops: &[(Loop, &Tally)], ordered: bool) {
+    let env = Shared(kernel_env(mode, threads as i32));
+    let job = Job::<T> { loops, ordered, _t: std::marker::PhantomData };
+    let job = Shared(&job);
+    let block = if mode == ExecMode::GENERIC { threads + 32 } else { threads };
+    sim::launch(teams, block, || unsafe {
+        if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+            return;
+        }
+        let mut args = [*job.get() as *const Job<T> as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, num_threads, -1, region::<T> as *mut c_void, region_wrapper::<T> as *mut c_void, args.as_mut_ptr(), 1, 0);
+        __kmpc_target_deinit();
+    });
+}
+
+fn check_one<T: Iv>(mode: ExecMode, teams: u32, threads: u32, lp: Loop, ordered: bool) {
+    // Each team runs the whole loop (as in `target parallel for`).
+    let tallies: Vec<Tally> = (0..teams).map(|_| Tally::new(lp.trip())).collect();
+    for (team, tally) in tallies.iter().enumerate() {
+        let one = [(lp, tally)];
+        run_parallel::<T>(mode, 1, threads, -1, &one, ordered);
+        tally.check(&format!("{lp:?} in team {team} of {threads} threads ({mode:?})"), ordered);
+    }
+}
+
+const SCHEDULES: [i32; 7] = [DYNAMIC, DYNAMIC | NONMONOTONIC, GUIDED, AUTO, RUNTIME, STATIC_CHUNK, STATIC];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+    /// Every schedule × chunk × trip × team size × width × bounds near the
+    /// type limits × stride sign.
+    #[test]
+    fn every_iteration_runs_once(
+        sched in proptest::sample::select(SCHEDULES.to_vec()),
+        chunk in prop_oneof![Just(0i128), Just(1), 2i128..9, Just(1000)],
+        trip in prop_oneof![Just(0i128), Just(1), Just(2), Just(31), Just(97), 3i128..300],
+        threads in prop_oneof![Just(1u32), Just(32), Just(33), Just(45), Just(64), 2u32..100],
+        width in 0usize..4,
+        near_top in any::<bool>(),
+        negative in any::<bool>(),
+        st_abs in prop_oneof![Just(1i128), 2i128..5],
+    ) {
+        let st = if negative { -st_abs } else { st_abs };
+        let span = (trip - 1).max(0) * st_abs;
+        let (min, max): (i128, i128) = match width {
+            0 => (i32::MIN.into(), i32::MAX.into()),
+            1 => (0, u32::MAX.into()),
+            2 => (i64::MIN.into(), i64::MAX.into()),
+            _ => (0, u64::MAX.into()),
+        };
+        // Start near a type limit or near zero; an empty loop runs backwards.
+        let (lb, ub) = match (negative, near_top) {
+            (false, true) => (max - span - 1, max - 1),
+            (false, false) => (if min == 0 { 10 } else { -7 }, if min == 0 { 10 } else { -7 } + span),
+            (true, true) => (max - 1, max - 1 - span),
+            (true, false) => (min + span + 1, min + 1),
+        };
+        let (lb, ub) = if trip == 0 { (ub, lb + if st > 0 { -1 } else { 1 }) } else { (lb, ub) };
+        let lp = Loop { lb, ub, st, sched, chunk };
+        if trip == 0 {
+            prop_assert_eq!(lp.trip(), 0);
+        }
+        match width {
+            0 => check_one::<i32>(ExecMode::SPMD, 1, threads, lp, false),
+            1 => check_one::<u32>(ExecMode::SPMD, 1, threads, lp, false),
+            2 => check_one::<i64>(ExecMode::SPMD, 1, threads, lp, false),
+            _ => check_one::<u64>(ExecMode::SPMD, 1, threads, lp, false),
+        }
+    }
+}
+
+#[test]
+fn generic_mode_workers_share_the_loop() {
+    for sched in [DYNAMIC, GUIDED, STATIC_CHUNK] {
+        check_one::<i32>(ExecMode::GENERIC, 1, 64, Loop { lb: 0, ub: 999, st: 1, sched, chunk: 3 }, false);
+    }
+}
+
+#[test]
+fn consecutive_nowait_loops_reuse_the_team_record() {
+    let loops: Vec<Loop> = (0..6)
+        .map(|k| Loop { lb: k * 10, ub: k * 10 + 200 + k * 37, st: 1, sched: [DYNAMIC, GUIDED, STATIC][k as usize % 3], chunk: k % 4 })
+        .collect();
+    let tallies: Vec<Tally> = loops.iter().map(|lp| Tally::new(lp.trip())).collect();
+    let pairs: Vec<(Loop, &Tally)> = loops.iter().copied().zip(tallies.iter()).collect();
+    run_parallel::<i64>(ExecMode::SPMD, 1, 96, -1, &pairs, false);
+    for (lp, t) in loops.iter().zip(&tallies) {
+        t.check(&format!("{lp:?}"), false);
+    }
+}
+
+#[test]
+fn ordered_regions_run_in_iteration_order() {
+    for (sched, chunk, threads) in [(ORDERED_DYNAMIC, 1, 64), (ORDERED_DYNAMIC, 3, 45), (ORDERED_STATIC, 0, 33), (ORDERED_STATIC, 0, 1)] {
+        check_one::<i32>(ExecMode::SPMD, 1, threads, Loop { lb: 0, ub: 150, st: 1, sched, chunk }, true);
+    }
+    check_one::<u64>(ExecMode::GENERIC, 1, 64, Loop { lb: 5, ub: 400, st: 3, sched: ORDERED_DYNAMIC, chunk: 2 }, true);
+}
+
+#[test]
+fn num_threads_one_makes_a_team_of_one() {
+    let lp = Loop { lb: 0, ub: 99, st: 1, sched: DYNAMIC, chunk: 1 };
+    let tally = Tally::new(lp.trip());
+    run_parallel::<i32>(ExecMode::SPMD, 1, 64, 1, &[(lp, &tally)], false);
+    tally.check("num_threads(1)", false);
+}
+
+/// A dynamic loop inside a serialized nested region: each thread of the
+/// outer team runs the whole inner loop by itself.
+#[test]
+fn nested_serialized_loops_are_private_to_each_thread() {
+    const THREADS: usize = 40;
+    struct Nested {
+        tallies: Vec<Tally>,
+    }
+    extern "C-unwind" fn inner(_g: *mut i32, _b: *mut i32, arg: *mut c_void) {
+        let nested = unsafe { &*(arg as *const Nested) };
+        assert_eq!((omp_get_level(), omp_get_num_threads()), (2, 1));
+        let lp = Loop { lb: 0, ub: 63, st: 1, sched: DYNAMIC, chunk: 2 };
+        dispatch_loop::<i32>(&lp, &nested.tallies[omp_get_ancestor_thread_num(1) as usize], false);
+    }
+    extern "C-unwind" fn outer(_g: *mut i32, _b: *mut i32, arg: *mut c_void) {
+        // A team loop around the nested regions: private records stack.
+        let lp = Loop { lb: 0, ub: THREADS as i128 - 1, st: 1, sched: DYNAMIC, chunk: 1 };
+        i32::init(lp.sched, 0, lp.ub as i32, 1, 1);
+        let (mut last, mut lb, mut ub, mut st) = (0, 0, 0, 0);
+        let mut mine = 0;
+        while unsafe { i32::next(&mut last, &mut lb, &mut ub, &mut st) } != 0 {
+            mine += ub - lb + 1;
+        }
+        __kmpc_dispatch_deinit(std::ptr::null(), 0);
+        let mut args = [arg];
+        unsafe {
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, inner as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0)
+        };
+        let _ = mine;
+    }
+    let nested = Nested { tallies: (0..THREADS).map(|_| Tally::new(64)).collect() };
+    let env = Shared(kernel_env(ExecMode::SPMD, THREADS as i32));
+    let arg = Shared(&nested);
+    sim::launch(1, THREADS as u32, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let mut args = [*arg.get() as *const Nested as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outer as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        __kmpc_target_deinit();
+    });
+    for t in &nested.tallies {
+        t.check("nested", false);
+    }
+}
+
+/// `distribute` + dispatch: each team gets a balanced share of the loop.
+#[test]
+fn dist_dispatch_splits_the_loop_among_teams() {
+    for (teams, threads, trip) in [(3u32, 32u32, 1000i128), (5, 33, 7), (4, 64, 0)] {
+        let lp = Loop { lb: -50, ub: -50 + trip - 1, st: 1, sched: DYNAMIC, chunk: 4 };
+        let tally = Tally::new(lp.trip());
+        let team_lasts = AtomicU32::new(0);
+        let env = Shared(kernel_env(ExecMode::SPMD, threads as i32));
+        let shared = Shared((&tally, &team_lasts, lp));
+        extern "C-unwind" fn body(_g: *mut i32, _b: *mut i32, arg: *mut c_void) {
+            let (tally, team_lasts, lp) = unsafe { *(arg as *const (&Tally, &AtomicU32, Loop)) };
+            let mut team_last = 0;
+            unsafe { i64::dist_init(lp.sched, &mut team_last, lp.lb as i64, lp.ub as i64, 1, lp.chunk as i64) };
+            if team_last != 0 && omp_get_thread_num() == 0 {
+                team_lasts.fetch_add(1, Ordering::Relaxed);
+            }
+            let (mut last, mut lb, mut ub, mut st) = (0, 0i64, 0i64, 0i64);
+            while unsafe { i64::next(&mut last, &mut lb, &mut ub, &mut st) } != 0 {
+                for i in lb..=ub {
+                    tally.hits[lp.index(i.into())].fetch_add(1, Ordering::Relaxed);
+                }
+                if last != 0 && team_last != 0 {
+                    tally.lasts.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            __kmpc_dispatch_deinit(std::ptr::null(), 0);
+        }
+        sim::launch(teams, threads, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let mut args = [shared.get() as *const _ as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, body as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+            __kmpc_target_deinit();
+        });
+        tally.check(&format!("dist dispatch {teams}x{threads}"), false);
+        assert_eq!(team_lasts.load(Ordering::Relaxed), u32::from(trip > 0));
+    }
+}
+
+/// `distribute parallel for` through `__kmpc_dist_for_static_init_*` (in
+/// the parallel region, as clang calls it) and `distribute` through
+/// `__kmpc_team_static_init_*` (by each team's initial thread).
+#[test]
+fn dist_for_and_team_static_init_cover_the_loop() {
+    struct Case<'a> {
+        trip: i64,
+        sched: i32,
+        chunk: i64,
+        hits: &'a [AtomicU32],
+        lasts: &'a AtomicU32,
+    }
+    extern "C-unwind" fn region(_g: *mut i32, _b: *mut i32, arg: *mut c_void) {
+        let c = unsafe { &*(arg as *const Case) };
+        let (mut last, mut lb, mut ub, mut ubd, mut st) = (0, 0i64, c.trip - 1, 0i64, 0i64);
+        unsafe { __kmpc_dist_for_static_init_8(std::ptr::null(), 0, c.sched, &mut last, &mut lb, &mut ub, &mut ubd, &mut st, 1, c.chunk) };
+        while lb <= ubd {
+            for i in lb..=ub.min(ubd) {
+                c.hits[i as usize].fetch_add(1, Ordering::Relaxed);
+            }
+            lb += st;
+            ub += st;
+        }
+        c.lasts.fetch_add(last as u32, Ordering::Relaxed);
+    }
+    for (teams, threads, trip, sched, chunk) in [(3u32, 32u32, 1000i64, 34, 0i64), (4, 45, 97, 33, 3), (2, 7, 1, 33, 1), (5, 32, 3, 34, 0)] {
+        let hits: Vec<AtomicU32> = (0..trip).map(|_| AtomicU32::new(0)).collect();
+        let team_hits: Vec<AtomicU32> = (0..trip).map(|_| AtomicU32::new(0)).collect();
+        let lasts = AtomicU32::new(0);
+        let team_lasts = AtomicU32::new(0);
+        let env = Shared(kernel_env(ExecMode::SPMD, threads as i32));
+        let case = Shared(Case { trip, sched, chunk, hits: &hits, lasts: &lasts });
+        sim::launch(teams, threads, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let mut args = [case.get() as *const Case as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+            if __kmpc_get_hardware_thread_id_in_block() == 0 {
+                let (mut last, mut lb, mut ub, mut st) = (0, 0i64, trip - 1, 0i64);
+                __kmpc_team_static_init_8(std::ptr::null(), 0, &mut last, &mut lb, &mut ub, &mut st, 1, chunk.max(2));
+                while lb < trip {
+                    for i in lb..=ub.min(trip - 1) {
+                        team_hits[i as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                    lb += st;
+                    ub += st;
+                }
+                team_lasts.fetch_add(last as u32, Ordering::Relaxed);
+            }
+            __kmpc_target_deinit();
+        });
+        for (what, h) in [("dist_for", &hits), ("team", &team_hits)] {
+            assert!(h.iter().all(|h| h.load(Ordering::Relaxed) == 1), "{what}: {teams}x{threads} trip {trip}");
+        }
+        assert_eq!(lasts.load(Ordering::Relaxed), 1, "dist_for last flags");
+        assert_eq!(team_lasts.load(Ordering::Relaxed), 1, "team last flags");
+    }
+}
+
+/// The OpenMPIRBuilder's callback loops call the body once per iteration.
+#[test]
+fn callback_loops_call_the_body_once_per_iteration() {
+    struct Hits(Vec<AtomicU32>);
+    extern "C" fn body32(iv: i32, arg: *mut c_void) {
+        unsafe { &*(arg as *const Hits) }.0[iv as usize].fetch_add(1, Ordering::Relaxed);
+    }
+    extern "C" fn body64(iv: u64, arg: *mut c_void) {
+        unsafe { &*(arg as *const Hits) }.0[iv as usize].fetch_add(1, Ordering::Relaxed);
+    }
+    for (teams, threads, n) in [(1u32, 45u32, 1000usize), (3, 32, 77), (4, 64, 256)] {
+        let (a, b, c) = (Hits((0..n).map(|_| AtomicU32::new(0)).collect()), Hits((0..n).map(|_| AtomicU32::new(0)).collect()), Hits((0..n).map(|_| AtomicU32::new(0)).collect()));
+        let env = Shared(kernel_env(ExecMode::SPMD, threads as i32));
+        let all = Shared((&a, &b, &c));
+        extern "C-unwind" fn region(_g: *mut i32, _b: *mut i32, arg: *mut c_void) {
+            let (a, b, n) = unsafe { *(arg as *const (&Hits, &Hits, usize)) };
+            let threads = omp_get_num_threads();
+            unsafe {
+                // `parallel for` inside team 0 only: every team would run it.
+                if omp_get_team_num() == 0 {
+                    __kmpc_for_static_loop_4(std::ptr::null(), body32 as *mut c_void, a as *const Hits as *mut c_void, n as i32, threads, 0, 0);
+                }
+                __kmpc_distribute_for_static_loop_8u(std::ptr::null(), body64 as *mut c_void, b as *const Hits as *mut c_void, n as u64, threads as u64, 0, 0, 0);
+            }
+        }
+        sim::launch(teams, threads, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let (a, b, c) = *all.get();
+            let mut packed = (a, b, n);
+            let mut args = [&mut packed as *mut _ as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+            if __kmpc_get_hardware_thread_id_in_block() == 0 {
+                __kmpc_distribute_static_loop_4(std::ptr::null(), body32 as *mut c_void, c as *const Hits as *mut c_void, n as i32, 0, 0);
+            }
+            __kmpc_target_deinit();
+        });
+        for (what, h) in [("for", &a), ("distribute for", &b), ("distribute", &c)] {
+            assert!(h.0.iter().all(|h| h.load(Ordering::Relaxed) == 1), "{what}: {teams}x{threads} n={n}");
+        }
+    }
+}
