@@ -17,14 +17,19 @@ use core::ffi::c_void;
 pub const SHARED_STACK_BYTES: usize = 512;
 pub const ALIGNMENT: u64 = 16;
 
+/// The team's stack: its own static (see `arch::team_stack`), so that only
+/// kernels that call `__kmpc_alloc_shared` pay its shared memory.
 #[repr(C, align(16))]
 pub struct SharedStack {
-    bytes: [u8; SHARED_STACK_BYTES],
+    bytes: core::cell::UnsafeCell<[u8; SHARED_STACK_BYTES]>,
 }
+
+// SAFETY: only the generic-mode main thread uses the stack (see `alloc_shared`).
+unsafe impl Sync for SharedStack {}
 
 impl SharedStack {
     pub const fn new() -> Self {
-        SharedStack { bytes: [0; SHARED_STACK_BYTES] }
+        SharedStack { bytes: core::cell::UnsafeCell::new([0; SHARED_STACK_BYTES]) }
     }
 }
 
@@ -35,8 +40,7 @@ impl Default for SharedStack {
 }
 
 fn stack_base() -> *mut u8 {
-    // SAFETY: only a raw pointer into the team's shared storage is formed.
-    unsafe { (&raw mut (*arch::team_shared().get()).stack.bytes).cast() }
+    arch::team_stack().bytes.get().cast()
 }
 
 #[inline(always)]

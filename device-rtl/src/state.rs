@@ -80,7 +80,6 @@ pub struct TeamState {
 pub struct TeamShared {
     pub state: TeamState,
     pub shared_args: [*mut c_void; SHARED_ARG_SLOTS],
-    pub stack: crate::memory::SharedStack,
 }
 
 /// A thread's own ICVs, pushed when it enters a data environment (a
@@ -129,7 +128,6 @@ impl TeamSharedCell {
                 _pad2: 0,
             },
             shared_args: [core::ptr::null_mut(); SHARED_ARG_SLOTS],
-            stack: crate::memory::SharedStack::new(),
         }))
     }
 

@@ -543,7 +543,7 @@ fn generic_shape() -> impl Strategy<Value = (u32, u32, i32)> {
 /// reduction into each team's copy, then the teams reduction of the copies
 /// through the fixed buffer of `records` records. SPMD, or generic mode
 /// where only the main thread reaches the teams reduction.
-fn check_teams(mode: ExecMode, teams: u32, threads: u32, records: u32, inputs: &[Vars]) -> Result<(), TestCaseError> {
+fn check_teams(mode: ExecMode, teams: u32, threads: u32, records: u32, with_parallel: bool, inputs: &[Vars]) -> Result<(), TestCaseError> {
     let _turn = exclusive();
     let generic = mode == ExecMode::GENERIC;
     let mut buffer = vec![Vars::identity(); records as usize];
@@ -554,15 +554,27 @@ fn check_teams(mode: ExecMode, teams: u32, threads: u32, records: u32, inputs: &
     let env = Shared(env);
     let kle_ptr = Shared(&mut kle as *mut KernelLaunchEnvironment);
     let ctx = Parallel::new(inputs, teams);
+    if !with_parallel {
+        // Each team's copy as its parallel reduction would leave it (a team
+        // of one per block: `target teams distribute reduction(...)`).
+        for (team, vars) in ctx.team_vars.iter().enumerate() {
+            for v in of_team(inputs, team, teams as usize, 1) {
+                vars.lock().unwrap().combine(v);
+            }
+        }
+    }
     let winners = AtomicU32::new(0);
     let result = Mutex::new(None);
+    let t0 = std::time::Instant::now();
     sim::launch(teams, threads, || unsafe {
         if __kmpc_target_init(env.get(), *kle_ptr.get()) != -1 && generic {
             return;
         }
-        let mut args = [&ctx as *const Parallel as *mut c_void];
-        let wrapper = if generic { region_wrapper as *mut c_void } else { std::ptr::null_mut() };
-        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region as *mut c_void, wrapper, args.as_mut_ptr(), 1, 0);
+        if with_parallel {
+            let mut args = [&ctx as *const Parallel as *mut c_void];
+            let wrapper = if generic { region_wrapper as *mut c_void } else { std::ptr::null_mut() };
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region as *mut c_void, wrapper, args.as_mut_ptr(), 1, 0);
+        }
         // The team's copies, reduced across the league.
         let mut copy = *ctx.team_vars[omp_get_team_num() as usize].lock().unwrap();
         let mut list = copy.list();
@@ -587,6 +599,7 @@ fn check_teams(mode: ExecMode, teams: u32, threads: u32, records: u32, inputs: &
         __kmpc_target_deinit();
     });
     let what = format!("{mode:?}, {teams} teams of {threads} threads, {records} records");
+    eprintln!("TIMING {what} inputs {} launch {:?}", inputs.len(), t0.elapsed());
     prop_assert_eq!(winners.load(Ordering::Relaxed), 1, "exactly one thread of the league ({})", what);
     let got = result.lock().unwrap().expect("the winner's copy");
     check(&got, &inputs.iter().collect::<Vec<_>>(), &what)?;
@@ -647,7 +660,9 @@ proptest! {
         (shape, inputs) in teams_shape().prop_flat_map(|s| (Just(s), iterations(2 * s.1 * s.2)))
     ) {
         let (generic, teams, threads, records) = shape;
+        static LAST: Mutex<Option<std::time::Instant>> = Mutex::new(None);
+        if let Some(t) = LAST.lock().unwrap().replace(std::time::Instant::now()) { eprintln!("CASEGAP {:?}", t.elapsed()); }
         let mode = if generic { ExecMode::GENERIC } else { ExecMode::SPMD };
-        check_teams(mode, teams, threads, records, &inputs)?;
+        check_teams(mode, teams, threads, records, false, &inputs)?;
     }
 }

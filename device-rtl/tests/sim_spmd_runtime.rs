@@ -214,12 +214,11 @@ fn static_fini_entries_are_no_ops() {
 fn unimplemented_entry_points_trap_naming_themselves() {
     let env = spmd();
     let cases: Vec<(&str, Box<dyn Fn() + Sync + std::panic::RefUnwindSafe>)> = vec![
-        ("__kmpc_dispatch_next_4", Box::new(|| unsafe {
-            let (mut a, mut b, mut c, mut d) = (0, 0, 0, 0);
-            __kmpc_dispatch_next_4(std::ptr::null(), 0, &mut a, &mut b, &mut c, &mut d);
+        ("__kmpc_doacross_init", Box::new(|| unsafe {
+            __kmpc_doacross_init(std::ptr::null(), 0, 1, std::ptr::null_mut());
         })),
-        ("__kmpc_ordered", Box::new(|| unsafe {
-            __kmpc_ordered(std::ptr::null(), 0);
+        ("llvm_omp_target_dynamic_shared_alloc", Box::new(|| unsafe {
+            omprt_device_rtl::exports::ompx::llvm_omp_target_dynamic_shared_alloc();
         })),
         ("__kmpc_omp_task", Box::new(|| unsafe {
             __kmpc_omp_task(std::ptr::null(), 0, std::ptr::null_mut());

@@ -274,6 +274,15 @@ pub fn team_shared() -> &'static crate::state::TeamSharedCell {
     &TEAM_SHARED
 }
 
+/// The team's `__kmpc_alloc_shared` stack.
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_STACK: crate::memory::SharedStack = crate::memory::SharedStack::new();
+
+#[inline(always)]
+pub fn team_stack() -> &'static crate::memory::SharedStack {
+    &TEAM_STACK
+}
+
 /// The team's dynamic-loop record: its own static so that only kernels with
 /// such loops pay its shared memory.
 #[unsafe(link_section = ".omprt.shared")]

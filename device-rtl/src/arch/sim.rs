@@ -88,6 +88,7 @@ struct Block {
     warps: Vec<Warp>,
     team: TeamSharedCell,
     dispatch: crate::workshare::dispatch::TeamDispatch,
+    stack: crate::memory::SharedStack,
 }
 
 struct Grid {
@@ -142,6 +143,7 @@ where
                 warps,
                 team: TeamSharedCell::new(),
                 dispatch: crate::workshare::dispatch::TeamDispatch::new(),
+                stack: crate::memory::SharedStack::new(),
             })
         })
         .collect();
@@ -365,6 +367,11 @@ pub fn team_shared() -> &'static TeamSharedCell {
 pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.dispatch as *const crate::workshare::dispatch::TeamDispatch) })
+}
+
+pub fn team_stack() -> &'static crate::memory::SharedStack {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.stack as *const crate::memory::SharedStack) })
 }
 
 /// Simulated lanes do not run in lockstep, so each caller adds on its own;

@@ -125,7 +125,7 @@ pub fn chunk_at(start: u64, chunk: u64, last: u64) -> Option<(u64, u64)> {
 
 /// Guided: a share of what is left, at least `min_chunk`.
 pub fn guided_size(start: u64, last: u64, threads: u32, min_chunk: u64) -> u64 {
-    let left_minus_one = last - start;
+    let left_minus_one = last.saturating_sub(start);
     (left_minus_one / (2 * u64::from(threads.max(1)))).max(min_chunk).max(1)
 }
 
@@ -196,7 +196,7 @@ impl TeamDispatch {
         if lp.plan.kind == Kind::Guided {
             let mut start = self.next.load(Ordering::Relaxed);
             loop {
-                let (a, b) = chunk_at(start, guided_size(start.min(last), last, lp.threads, lp.plan.chunk), last)?;
+                let (a, b) = chunk_at(start, guided_size(start, last, lp.threads, lp.plan.chunk), last)?;
                 match self.next.compare_exchange_weak(start, b + 1, Ordering::Relaxed, Ordering::Relaxed) {
                     Ok(_) => return Some((a, b)),
                     Err(now) => start = now,
