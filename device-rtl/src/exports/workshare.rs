@@ -183,6 +183,15 @@ fn count<T: LoopIv>(v: T) -> u64 {
     if T::from_bits(0) > v { 0 } else { v.bits() }
 }
 
+/// The team's size. The IRBuilder's `num_threads` argument may have been
+/// computed outside the parallel region, where it reads 1 (a known upstream
+/// bug), and any other value than the team's size would lose or repeat
+/// iterations, so the runtime's own count is used.
+#[inline(always)]
+fn team_threads<T: LoopIv>(_num_threads: T) -> u64 {
+    u64::from(mapping::omp_num_threads())
+}
+
 macro_rules! callback_loop_entries {
     ($($for_:ident, $dist:ident, $dist_for:ident: $t:ty;)*) => {
         $(
@@ -194,7 +203,7 @@ macro_rules! callback_loop_entries {
                 let body = unsafe { body_fn::<$t>(body) };
                 Walk {
                     num_iters: count(num_iters), teams: 1, team: 0,
-                    threads: count(num_threads), thread: u64::from(mapping::omp_thread_num()),
+                    threads: team_threads(num_threads), thread: u64::from(mapping::omp_thread_num()),
                     block_chunk: 0, thread_chunk: count(thread_chunk), one_chunk: one != 0,
                 }.run(|iv| body(<$t>::from_bits(iv), arg))
             }
@@ -220,7 +229,7 @@ macro_rules! callback_loop_entries {
                 let body = unsafe { body_fn::<$t>(body) };
                 Walk {
                     num_iters: count(num_iters), teams: u64::from(mapping::num_blocks()), team: u64::from(mapping::block_id()),
-                    threads: count(num_threads), thread: u64::from(mapping::omp_thread_num()),
+                    threads: team_threads(num_threads), thread: u64::from(mapping::omp_thread_num()),
                     block_chunk: count(block_chunk), thread_chunk: count(thread_chunk), one_chunk: one != 0,
                 }.run(|iv| body(<$t>::from_bits(iv), arg))
             }
