@@ -10,10 +10,12 @@
 //!   reduced there. Thread 0 of the team returns 1.
 //! * Teams reduction: each team's master writes its value into record
 //!   `team % records` of the launch-environment buffer (copy in the first
-//!   window, combine in later ones), counts itself in with a wrapping atomic
-//!   increment, and the master of the last team to arrive folds all records
-//!   into its copy and returns 1. Teams beyond the buffer's records wait for
-//!   the window to advance.
+//!   window, combine in later ones) and counts itself in with one atomic
+//!   add. The team whose master arrives last folds all records: in SPMD mode
+//!   with all its threads (strided loads, then the same shuffle tree as a
+//!   parallel reduction), in generic mode with the master alone. Its master
+//!   returns 1. Teams beyond the buffer's records wait for the window to
+//!   advance.
 #![allow(unsafe_code)]
 
 use crate::{arch, mapping, state};
@@ -75,53 +77,106 @@ pub unsafe fn parallel_reduce(data: *mut c_void, shuffle: ShuffleReduceFn, copy:
     i32::from(tid == 0)
 }
 
-/// CUDA's `atomicInc`: returns the old value, stores `old >= limit ? 0 : old + 1`.
-fn atomic_inc_wrapping(counter: &AtomicU32, limit: u32) -> u32 {
-    let mut old = counter.load(Ordering::Relaxed);
-    loop {
-        let new = if old >= limit { 0 } else { old + 1 };
-        match counter.compare_exchange_weak(old, new, Ordering::SeqCst, Ordering::Relaxed) {
-            Ok(v) => return v,
-            Err(v) => old = v,
-        }
-    }
-}
-
 /// `__kmpc_nvptx_teams_reduce_nowait_v2`.
 ///
 /// # Safety
 /// `buffer` is the fixed buffer of `records` records; the callbacks are
-/// clang's for `data`; the kernel has a launch environment.
+/// clang's for `data`; the kernel has a launch environment. In SPMD mode
+/// every thread of the block calls this (clang's team-level code runs on
+/// all of them), in generic mode the main thread alone.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn teams_reduce(
     buffer: *mut c_void,
     records: u32,
     data: *mut c_void,
+    shuffle: ShuffleReduceFn,
+    copy: InterWarpCopyFn,
     list_to_global_copy: ListGlobalFn,
     list_to_global_reduce: ListGlobalFn,
     global_to_list_copy: ListGlobalFn,
     global_to_list_reduce: ListGlobalFn,
 ) -> i32 {
-    // Only the team's master takes part: thread 0 in SPMD mode, the main
-    // thread in generic mode (whose workers wait in the state machine).
-    if !mapping::is_initial_thread() || mapping::omp_thread_num() != 0 {
+    let spmd = mapping::is_spmd_mode();
+    let master = mapping::is_initial_thread();
+    if !spmd && !master {
         return 0;
     }
+    let teams = mapping::num_blocks();
+    let mut last = false;
+    if master {
+        // SAFETY: forwarded from the caller.
+        last = unsafe { arrive(buffer, records, data, teams, list_to_global_copy, list_to_global_reduce) };
+    }
+    if spmd {
+        // The whole team folds the records if its master arrived last.
+        if master {
+            state::update_team(|t| t.teams_reduce_last = u32::from(last));
+        }
+        arch::sync_threads_aligned();
+        last = state::team(|t| t.teams_reduce_last) != 0;
+    }
+    if !last {
+        return 0;
+    }
+    arch::fence_device();
+    let filled = teams.min(records);
+    // The generic-mode main thread folds alone, as thread 0 of one.
+    let (tid, threads) = if spmd { (mapping::thread_id_in_block(), mapping::num_threads_in_block()) } else { (0, 1) };
+    // Threads 0..n each fold every n-th record; n is a whole number of warps
+    // when it exceeds one, so that only full warps shuffle.
+    let n = threads.min(filled);
+    let n = if n > WARP { n / WARP * WARP } else { n };
+    // SAFETY: clang's callbacks over its buffer and reduce list.
+    unsafe {
+        if tid < n {
+            global_to_list_copy(buffer, tid as i32, data);
+            let mut i = tid + n;
+            while i < filled {
+                global_to_list_reduce(buffer, i as i32, data);
+                i += n;
+            }
+        }
+        if n > WARP {
+            let warps = n / WARP;
+            if tid < n {
+                full_warp_reduce(data, shuffle);
+            }
+            // clang's copy has block barriers: every thread of the block comes.
+            copy(data, warps as i32);
+            if tid < WARP {
+                partial_warp_reduce(data, shuffle, warps, tid);
+            }
+        } else if n > 1 && tid < WARP {
+            partial_warp_reduce(data, shuffle, n, tid);
+        }
+    }
+    i32::from(master)
+}
+
+/// The master's part: waits for its window, puts the team's value into its
+/// record, and counts itself in. Returns whether this team arrived last (and
+/// then resets the counters for the next launch).
+///
+/// # Safety
+/// As for [`teams_reduce`].
+unsafe fn arrive(
+    buffer: *mut c_void,
+    records: u32,
+    data: *mut c_void,
+    teams: u32,
+    list_to_global_copy: ListGlobalFn,
+    list_to_global_reduce: ListGlobalFn,
+) -> bool {
     let launch_env = state::team(|t| t.launch_env);
     // SAFETY: kernels with a teams reduction get a launch environment.
     let (count, window) = unsafe {
         (AtomicU32::from_ptr(&raw mut (*launch_env).reduction_cnt), AtomicU32::from_ptr(&raw mut (*launch_env).reduction_iter_cnt))
     };
     let team = mapping::block_id();
-    let teams = mapping::num_blocks();
-    // Wait until this team's record is in the open window.
-    let base = loop {
-        let base = window.load(Ordering::Acquire);
-        if team < base + records {
-            break base;
-        }
+    // Only `records` teams at a time may write: wait for this team's window.
+    while team >= window.load(Ordering::Acquire) + records {
         arch::spin_pause();
-    };
+    }
     let slot = (team % records) as i32;
     // SAFETY: clang's callbacks over its buffer and reduce list.
     unsafe {
@@ -132,27 +187,19 @@ pub unsafe fn teams_reduce(
         }
     }
     arch::fence_device();
-    let arrived = atomic_inc_wrapping(count, records - 1);
-    if arrived == teams - base - 1 {
-        // The last team: every record is written. Fold them into our copy.
-        arch::fence_device();
-        let filled = teams.min(records);
-        // SAFETY: as above.
-        unsafe {
-            global_to_list_copy(buffer, 0, data);
-            for i in 1..filled {
-                global_to_list_reduce(buffer, i as i32, data);
-            }
-        }
+    // One plain atomic add per team (a CAS loop here serialised thousands
+    // of teams). Teams of the next window cannot count in before this one
+    // is complete, so arrivals `k*records..(k+1)*records` are window k.
+    let arrived = count.fetch_add(1, Ordering::AcqRel);
+    if arrived == teams - 1 {
         count.store(0, Ordering::Relaxed);
         window.store(0, Ordering::Release);
-        return 1;
+        return true;
     }
-    if arrived == records - 1 {
-        // This window is complete: let the next `records` teams in.
+    if (arrived + 1) % records == 0 {
         window.fetch_add(records, Ordering::AcqRel);
     }
-    0
+    false
 }
 
 /// `__kmpc_reduction_get_fixed_buffer`: the launch environment's buffer.

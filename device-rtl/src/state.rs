@@ -71,7 +71,8 @@ pub struct TeamState {
     pub thread_states: AtomicPtr<ThreadSlots>,
     /// Bytes of the shared-memory stack in use (see `memory`).
     pub stack_top: u32,
-    pub _pad2: u32,
+    /// Teams reduction: the master tells its team that it arrived last.
+    pub teams_reduce_last: u32,
 }
 
 /// Everything the runtime keeps in CTA-shared memory. Its size is the
@@ -125,7 +126,7 @@ impl TeamSharedCell {
                 shared_args: core::ptr::null_mut(),
                 thread_states: AtomicPtr::new(core::ptr::null_mut()),
                 stack_top: 0,
-                _pad2: 0,
+                teams_reduce_last: 0,
             },
             shared_args: [core::ptr::null_mut(); SHARED_ARG_SLOTS],
         }))

@@ -24,15 +24,15 @@ pub unsafe extern "C-unwind" fn __kmpc_nvptx_teams_reduce_nowait_v2(
     records: i32,
     _size: i64,
     data: VoidPtr,
-    _shuffle: ShuffleReduceFn,
-    _copy: InterWarpCopyFn,
+    shuffle: ShuffleReduceFn,
+    copy: InterWarpCopyFn,
     lg_copy: ListGlobalFn,
     lg_reduce: ListGlobalFn,
     gl_copy: ListGlobalFn,
     gl_reduce: ListGlobalFn,
 ) -> i32 {
     // SAFETY: clang passes the fixed buffer, its record count and callbacks.
-    unsafe { reduction::teams_reduce(buffer, records as u32, data, lg_copy, lg_reduce, gl_copy, gl_reduce) }
+    unsafe { reduction::teams_reduce(buffer, records as u32, data, shuffle, copy, lg_copy, lg_reduce, gl_copy, gl_reduce) }
 }
 
 #[unsafe(no_mangle)]
