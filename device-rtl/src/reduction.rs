@@ -11,9 +11,9 @@
 //! * Teams reduction: each team's master writes its value into record
 //!   `team % records` of the launch-environment buffer (copy in the first
 //!   window, combine in later ones) and counts itself in with one atomic
-//!   add. The team whose master arrives last folds all records: in SPMD mode
-//!   with all its threads (strided loads, then the same shuffle tree as a
-//!   parallel reduction), in generic mode with the master alone. Its master
+//!   add. The team whose master arrives last folds all records: in kernels
+//!   clang made SPMD with all its threads (strided loads, then the same
+//!   shuffle tree as a parallel reduction), otherwise with the master alone. Its master
 //!   returns 1. Teams beyond the buffer's records wait for the window to
 //!   advance.
 #![allow(unsafe_code)]
@@ -21,6 +21,7 @@
 use crate::{arch, mapping, state};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU32, Ordering};
+use omprt_abi::ExecMode;
 use omprt_abi::reduction::{InterWarpCopyFn, ListGlobalFn, ShuffleReduceFn};
 
 const WARP: u32 = arch::WARP_SIZE;
@@ -107,8 +108,13 @@ pub unsafe fn teams_reduce(
         // SAFETY: forwarded from the caller.
         last = unsafe { arrive(buffer, records, data, teams, list_to_global_copy, list_to_global_reduce) };
     }
-    if spmd {
-        // The whole team folds the records if its master arrived last.
+    // The whole team folds the records if its master arrived last, but only
+    // in kernels clang made SPMD: openmp-opt turns the team's reduction
+    // variable of a kernel it SPMDized into one shared-memory copy
+    // (HeapToShared), so there every thread's reduce list names the same
+    // variables and only the master may write them.
+    let team_fold = spmd && !ExecMode::from_bits_retain(state::team(|t| t.exec_mode)).contains(ExecMode::GENERIC);
+    if team_fold {
         if master {
             state::update_team(|t| t.teams_reduce_last = u32::from(last));
         }
@@ -120,8 +126,11 @@ pub unsafe fn teams_reduce(
     }
     arch::fence_device();
     let filled = teams.min(records);
-    // The generic-mode main thread folds alone, as thread 0 of one.
-    let (tid, threads) = if spmd { (mapping::thread_id_in_block(), mapping::num_threads_in_block()) } else { (0, 1) };
+    if !master && !team_fold {
+        return 0;
+    }
+    // The master of a generic(-SPMD) kernel folds alone, as thread 0 of one.
+    let (tid, threads) = if team_fold { (mapping::thread_id_in_block(), mapping::num_threads_in_block()) } else { (0, 1) };
     // Threads 0..n each fold every n-th record; n is a whole number of warps
     // when it exceeds one, so that only full warps shuffle.
     let n = threads.min(filled);

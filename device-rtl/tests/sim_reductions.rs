@@ -197,3 +197,42 @@ fn shuffles_follow_shfl_down_sync() {
     });
     assert_eq!(bad.load(Ordering::Relaxed), 0);
 }
+
+/// A kernel openmp-opt SPMDized (generic-SPMD): HeapToShared made the team's
+/// reduction variable one shared copy, so every thread's reduce list names
+/// the same variable. Only the master may fold into it.
+#[test]
+fn teams_reduction_with_a_team_shared_variable() {
+    let _turn = exclusive();
+    for (teams, threads, records) in [(5, 64, 1024), (40, 96, 8)] {
+        let mut buffer = vec![0i64; records];
+        let mut kle = KernelLaunchEnvironment { reduction_cnt: 0, reduction_iter_cnt: 0, reduction_buffer: buffer.as_mut_ptr().cast() };
+        let mut env = kernel_env(ExecMode::GENERIC_SPMD, threads as i32);
+        env.configuration.reduction_data_size = 8;
+        env.configuration.reduction_buffer_length = records as i32;
+        let env = Shared(env);
+        let kle_ptr = Shared(&mut kle as *mut KernelLaunchEnvironment);
+        // One variable per team, as in shared memory; team t holds t + 1.
+        let team_vars: Vec<std::cell::UnsafeCell<i64>> = (0..teams).map(|t| std::cell::UnsafeCell::new(t as i64 + 1)).collect();
+        let vars = Shared(&team_vars);
+        let winners = AtomicU32::new(0);
+        let result = AtomicI64::new(0);
+        sim::launch(teams, threads, || unsafe {
+            __kmpc_target_init(env.get(), *kle_ptr.get());
+            let var = vars.get()[omp_get_team_num() as usize].get();
+            let mut list = [var as *mut c_void];
+            let buf = __kmpc_reduction_get_fixed_buffer();
+            let r = __kmpc_nvptx_teams_reduce_nowait_v2(
+                std::ptr::null(), buf, records as i32, 8, list.as_mut_ptr().cast(),
+                shuffle_reduce, inter_warp_copy, lg_copy, lg_reduce, gl_copy, gl_reduce,
+            );
+            if r == 1 {
+                winners.fetch_add(1, Ordering::Relaxed);
+                result.store(*var, Ordering::Relaxed);
+            }
+            __kmpc_target_deinit();
+        });
+        assert_eq!(winners.load(Ordering::Relaxed), 1, "one winner ({teams} teams)");
+        assert_eq!(result.load(Ordering::Relaxed), triangle(teams as i64), "({teams} teams, {records} records)");
+    }
+}
