@@ -13,6 +13,9 @@
 #          NVIDIA's wheels: ptxas + libdevice + headers from CUDA 12.9 (they
 #          still cover sm_70), nvlink + fatbinary from CUDA 13.0 (no cu12 wheel
 #          ships them).
+#   bench: gcc-12-offload-nvptx (apt), GCC's nvptx offloading, the third
+#          runtime scripts/bench-bundle.sh compares with (a warning, not an
+#          error, if it cannot be installed)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"
@@ -82,4 +85,15 @@ if [ ! -f "$llvm19/usr/lib/llvm-19/lib/libomptarget-nvptx-sm_90.bc" ]; then
     rm -rf "$llvm19" && mkdir -p "$llvm19"
     dpkg-deb -x "$tmp19"/libomp-19-dev_*.deb "$llvm19"
     rm -rf "$tmp19"
+fi
+
+# Benchmark anchor: GCC 12 offloading to nvptx (scripts/bench-bundle.sh).
+if ! dpkg-query -W -f='${Status}' gcc-12-offload-nvptx 2>/dev/null | grep -q "install ok installed"; then
+    if [ "$(id -u)" != 0 ]; then
+        say "warning: gcc-12-offload-nvptx is missing and installing it needs root; the benchmarks will skip GCC"
+    else
+        say "installing gcc-12-offload-nvptx (GCC anchor of the benchmarks)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-12-offload-nvptx >/tmp/omprt-apt-gcc.log 2>&1 \
+            || say "warning: apt-get install gcc-12-offload-nvptx failed (see /tmp/omprt-apt-gcc.log); the benchmarks will skip GCC"
+    fi
 fi

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Builds the benchmarks of tests-gpu/bench/ three ways and packs what a GPU
+# machine without compilers needs to run them into .bench-bundle/ (git-ignored,
+# carried on its own: it stays under the 64 MiB a device call carries):
+#   bin/<program>.omprt   clang 22 -O2 + omprt (target/omprt/lib, or $OMPRT_LIB_DIR)
+#   bin/<program>.llvm19  clang 19 -O2 -foffload-lto + LLVM 19's DeviceRTL
+#                         (.toolchain/llvm19), device image made whole-program by
+#                         ptxas 12.9 instead of CUDA 13's nvlink (see below)
+#   bin/<program>.gcc     gcc 12 -O2 -foffload=nvptx-none (-misa=sm_80)
+#   libs.tar.xz  the host runtimes and what they load beyond glibc/libstdc++/
+#                libgcc_s/libcuda: lib/omprt (Debian's libomptarget.so.22.1,
+#                libomp.so.5, libLLVM.so.22.1; on bookworm libomp-22-dev's
+#                libomp.so.5 is libomp5-19's), lib/llvm19 (libomptarget.so.19.1,
+#                libomp.so.5, libLLVM.so.19.1: libomp5-19, which clang-19
+#                brings), lib/gcc (libgomp.so.1 and its nvptx plugin),
+#                lib/common (shared dependencies). libz3.so.4 and libxml2.so.2
+#                are replaced by stubs that define the symbols libLLVM imports
+#                and abort if one is ever called (libLLVM needs them only for
+#                the static analyzer's Z3 solver and Windows manifests), which
+#                keeps libicudata/libicuuc/liblzma out: the real ones would
+#                not fit in 64 MiB next to two libLLVMs.
+#   BUILD.txt    compilers, flags, runtime provenance, what did not build
+#   run.sh       (scripts/bench-run.sh) runs every benchmark with every runtime,
+#                interleaved, and writes the table to $OUT/bench.txt
+# Usage: bash scripts/bench-bundle.sh   (after 'cargo xtask build-device')
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib.sh"
+bundle="$root/.bench-bundle"
+src="$root/tests-gpu/bench"
+programs=(stream reduce sched)
+arch=sm_90
+
+omprt_lib=${OMPRT_LIB_DIR:-$root/target/omprt/lib}
+cuda="$root/.toolchain/cuda"
+llvm19="$root/.toolchain/llvm19/usr/lib/llvm-19/lib"
+[ -f "$omprt_lib/libomptarget-nvptx.bc" ] && [ -f "$omprt_lib/libompdevice.a" ] \
+    || die "no omprt runtime in $omprt_lib: run 'cargo xtask build-device' first"
+[ -x "$cuda/bin/ptxas" ] || die "$cuda is missing: run 'bash scripts/setup.sh'"
+command -v clang-22 >/dev/null || die "clang-22 not found: run 'bash scripts/setup.sh'"
+
+rm -rf "$bundle" && mkdir -p "$bundle/bin"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+build_log="$bundle/BUILD.txt"
+{
+    echo "# benchmark bundle built $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+    echo "omprt: commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet HEAD -- device-rtl xtask abi 2>/dev/null || echo ' + uncommitted runtime changes'), runtime $omprt_lib (sha256 $(sha256sum "$omprt_lib/libomptarget-nvptx.bc" | cut -c1-12))"
+} >"$build_log"
+
+# One build per runtime; a failure is recorded and the others go on.
+build() { # runtime program cmd...
+    local rt=$1 prog=$2; shift 2
+    if "$@" >"$work/$prog.$rt.log" 2>&1; then
+        echo "built $prog.$rt" >>"$build_log"
+    else
+        echo "NOT BUILT $prog.$rt: $(grep -m1 -iE 'error|fatal' "$work/$prog.$rt.log" || tail -1 "$work/$prog.$rt.log")" >>"$build_log"
+        say "$prog.$rt did not build (see .bench-bundle/BUILD.txt)"
+        rm -f "$bundle/bin/$prog.$rt"
+    fi
+}
+
+# (a) clang 22 + omprt, the flags of README.md.
+omprt_flags=(-fopenmp --offload-arch=$arch "--cuda-path=$cuda" "--libomptarget-nvptx-bc-path=$omprt_lib/libomptarget-nvptx.bc"
+    -Xoffload-linker "-L$omprt_lib")
+echo "omprt:  $(clang-22 --version | sed -n 1p); clang-22 -O2 ${omprt_flags[*]}" >>"$build_log"
+for p in "${programs[@]}"; do
+    build omprt "$p" clang-22 -O2 "${omprt_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.omprt" -lm
+done
+
+# (b) clang 19 + LLVM 19's DeviceRTL (as xtask/src/static_cost.rs builds it);
+# the host link needs unversioned names for Debian's libomp5-19 files.
+clang19=/usr/lib/llvm-19/bin/clang
+if [ -x "$clang19" ] && [ -f "$llvm19/libomptarget-nvptx-$arch.bc" ] && [ -f /usr/lib/llvm-19/lib/libomptarget.so.19.1 ]; then
+    mkdir -p "$work/h19"
+    ln -s /usr/lib/llvm-19/lib/libomptarget.so.19.1 "$work/h19/libomptarget.so"
+    ln -s /usr/lib/llvm-19/lib/libomp.so.5 "$work/h19/libomp.so"
+    # LLVM 19's CUDA plugin reads the sm_ number from the low byte of the
+    # cubin's e_flags (ELF ABI v7). .toolchain/cuda's nvlink is CUDA 13's,
+    # whose output (ABI v8) has it in bits 8..15, so libomptarget 19 finds "no
+    # images compatible with the installed hardware". Lacking a CUDA 12
+    # nvlink, the device code goes through LTO (-foffload-lto: one module with
+    # the DeviceRTL) and a ptxas shim also compiles that module whole-program
+    # (CUDA 12.9's ptxas, executable ABI v7 cubin) next to the relocatable
+    # object clang-nvlink-wrapper asks for; an nvlink shim then passes that
+    # executable through for a single input, and calls nvlink otherwise.
+    cuda19="$work/cuda19"
+    mkdir -p "$cuda19/bin"
+    for d in nvvm include lib64; do
+        if [ -e "$cuda/$d" ]; then ln -s "$cuda/$d" "$cuda19/$d"; fi
+    done
+    cat >"$cuda19/bin/ptxas" <<'SHIM'
+#!/usr/bin/env bash
+# Runs ptxas as asked; when asked for a relocatable object (-c), also
+# compiles the same PTX whole-program and files that cubin under the
+# relocatable object's hash for the nvlink shim.
+"@CUDA@/bin/ptxas" "$@" || exit
+args=(); out=; prev=; rel=0
+for a in "$@"; do
+    if [ "$a" = -c ]; then rel=1; elif [ "$prev" = --output-file ] || [ "$prev" = -o ]; then out=$a; args+=("$out.whole"); else args+=("$a"); fi
+    prev=$a
+done
+if [ $rel = 1 ] && [ -n "$out" ] && "@CUDA@/bin/ptxas" "${args[@]}" >/dev/null 2>&1; then
+    mkdir -p "@CACHE@" && mv "$out.whole" "@CACHE@/$(sha256sum <"$out" | cut -c1-32)"
+fi
+rm -f "$out.whole"
+exit 0
+SHIM
+    cat >"$cuda19/bin/nvlink" <<'SHIM'
+#!/usr/bin/env bash
+# One input with a whole-program cubin from the ptxas shim: that cubin is
+# the linked image. Anything else: CUDA 13's nvlink.
+out=; inputs=(); prev=
+for a in "$@"; do
+    if [ "$prev" = -o ]; then out=$a; elif [[ "$a" == *.cubin || "$a" == *.o ]]; then inputs+=("$a"); fi
+    prev=$a
+done
+if [ -n "$out" ] && [ ${#inputs[@]} -eq 1 ]; then
+    whole="@CACHE@/$(sha256sum <"${inputs[0]}" | cut -c1-32)"
+    if [ -f "$whole" ]; then exec cp "$whole" "$out"; fi
+fi
+exec "@CUDA@/bin/nvlink" "$@"
+SHIM
+    sed -i "s|@CUDA@|$cuda|g; s|@CACHE@|$cuda19/cache|g" "$cuda19/bin/ptxas" "$cuda19/bin/nvlink"
+    chmod +x "$cuda19/bin/ptxas" "$cuda19/bin/nvlink"
+    llvm19_flags=(-fopenmp -foffload-lto --offload-arch=$arch "--cuda-path=$cuda19" "--libomptarget-nvptx-bc-path=$llvm19/libomptarget-nvptx-$arch.bc"
+        "-I$llvm19/clang/19/include" "-L$llvm19" "-L$work/h19")
+    echo "llvm19: $($clang19 --version | sed -n 1p); clang -O2 -fopenmp --offload-arch=$arch + libomptarget-nvptx-$arch.bc from libomp-19-dev; -foffload-lto, device code compiled whole-program by ptxas 12.9, no nvlink (CUDA 13 cubins are ELF ABI v8, which libomptarget 19 rejects)" >>"$build_log"
+    for p in "${programs[@]}"; do
+        build llvm19 "$p" "$clang19" -O2 "${llvm19_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.llvm19" -lm
+    done
+else
+    echo "NOT BUILT llvm19: clang-19, LLVM 19's DeviceRTL or libomp5-19 missing (run 'bash scripts/setup.sh')" >>"$build_log"
+    say "the LLVM 19 anchor is not available: skipped"
+fi
+
+# (c) GCC 12 offloading to nvptx. -latomic: GCC combines two double
+# reductions (min+max) with a 16-byte compare-and-swap from libatomic.
+gcc_flags=(-fopenmp -no-pie -foffload=nvptx-none "-foffload-options=nvptx-none=-misa=sm_80 -latomic")
+if command -v gcc-12 >/dev/null && [ -x /usr/lib/gcc/x86_64-linux-gnu/12/accel/nvptx-none/mkoffload ]; then
+    echo "gcc:    $(gcc-12 --version | sed -n 1p); gcc-12 -O2 ${gcc_flags[*]}" >>"$build_log"
+    for p in "${programs[@]}"; do
+        build gcc "$p" gcc-12 -O2 "${gcc_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.gcc" -lm
+    done
+else
+    echo "NOT BUILT gcc: gcc-12 or gcc-12-offload-nvptx missing (run 'bash scripts/setup.sh')" >>"$build_log"
+    say "the GCC anchor is not available: skipped"
+fi
+
+# Host libraries. Roots per runtime; their DT_NEEDED closure is resolved with
+# that runtime's folder first, then the system's (ldconfig).
+skip='^(linux-vdso|libc\.so|libm\.so|libstdc\+\+\.so|libgcc_s\.so|ld-linux|libpthread\.so|libdl\.so|librt\.so|libcuda\.so)'
+stubbed='^(libz3\.so\.4|libxml2\.so\.2)$'
+mkdir -p "$work/lib/omprt" "$work/lib/llvm19" "$work/lib/gcc" "$work/lib/common"
+declare -A prefer=([omprt]=/usr/lib/llvm-22/lib [llvm19]=/usr/lib/llvm-19/lib [gcc]=/usr/lib/x86_64-linux-gnu)
+declare -A roots=(
+    [omprt]="/usr/lib/llvm-22/lib/libomptarget.so.22.1 /usr/lib/llvm-22/lib/libomp.so.5"
+    [llvm19]="/usr/lib/llvm-19/lib/libomptarget.so.19.1 /usr/lib/llvm-19/lib/libomp.so.5"
+    [gcc]="/usr/lib/x86_64-linux-gnu/libgomp.so.1 /usr/lib/x86_64-linux-gnu/libgomp-plugin-nvptx.so.1")
+runtime_specific='^(libomp\.so|libomptarget\.so|libLLVM\.so|libgomp)'
+resolve() { # name preferred-dir
+    if [ -e "$2/$1" ]; then echo "$2/$1"; return; fi
+    ldconfig -p | awk -v n="$1" '$1 == n && /x86-64/ && !found {print $NF; found = 1}'
+}
+carried=()
+for rt in omprt llvm19 gcc; do
+    ls "$bundle"/bin/*."$rt" >/dev/null 2>&1 || continue
+    queue=(${roots[$rt]})
+    declare -A seen=()
+    while [ ${#queue[@]} -gt 0 ]; do
+        path=${queue[0]}; queue=("${queue[@]:1}")
+        [ -e "$path" ] || die "$path is missing (for $rt): run 'bash scripts/setup.sh'"
+        name=$(basename "$path")
+        [ -n "${seen[$name]:-}" ] && continue
+        seen[$name]=1
+        if [[ "$name" =~ $runtime_specific ]]; then dest="$work/lib/$rt/$name"; else dest="$work/lib/common/$name"; fi
+        if [[ "$name" =~ $stubbed ]]; then
+            echo "$path" >>"$work/stub-$name"
+            continue
+        fi
+        [ -e "$dest" ] || { cp -L "$path" "$dest"; carried+=("$dest"); }
+        for dep in $(readelf -d "$path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+            [[ "$dep" =~ $skip ]] && continue
+            dpath=$(resolve "$dep" "${prefer[$rt]}")
+            [ -n "$dpath" ] || die "cannot find $dep (needed by $path)"
+            queue+=("$dpath")
+        done
+    done
+    unset seen
+done
+
+# Stubs: every symbol a carried object imports that the real library defines,
+# with the symbol versions the importers ask for.
+for stub in "$work"/stub-*; do
+    [ -e "$stub" ] || continue
+    name=${stub##*/stub-}
+    real=$(head -1 "$stub")
+    python3 - "$name" "$real" "$work/$name.c" "$work/$name.map" "${carried[@]}" <<'EOF'
+import subprocess, sys, re
+name, real, c_out, map_out, importers = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+defined = set()
+for line in subprocess.run(["nm", "-D", "--defined-only", real], capture_output=True, text=True, check=True).stdout.splitlines():
+    parts = line.split()
+    if len(parts) == 3:
+        defined.add(parts[2].split("@")[0])
+wanted = {}  # symbol -> (version or None, is_object)
+for obj in importers:
+    out = subprocess.run(["objdump", "-T", "-w", obj], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "*UND*" not in line:
+            continue
+        toks = line.split()
+        sym, ver = toks[-1], toks[-2]
+        if sym not in defined:
+            continue
+        ver = ver.strip("()")
+        ver = None if ver in ("Base", "") or re.fullmatch(r"[0-9a-f]+", ver) else ver
+        wanted[sym] = (ver, " DO " in f" {line} ")
+with open(c_out, "w") as c:
+    c.write("#include <stdio.h>\n#include <stdlib.h>\n")
+    c.write(f'static void stub(void) {{ fputs("bench bundle: a function of the stubbed {name} was called\\n", stderr); abort(); }}\n')
+    for sym, (ver, obj) in sorted(wanted.items()):
+        if obj:
+            c.write(f"void *{sym} = (void *)stub;\n")
+        else:
+            c.write(f'void {sym}(void) __attribute__((alias("stub")));\n')
+versions = {}
+for sym, (ver, _) in wanted.items():
+    versions.setdefault(ver, []).append(sym)
+with open(map_out, "w") as m:
+    named = sorted(v for v in versions if v)
+    if not named:
+        m.write("{ global: *; };\n")
+    for i, v in enumerate(named):
+        syms = sorted(versions[v] + (versions.get(None, []) if i == 0 else []))
+        m.write(f"{v} {{ global: {'; '.join(syms)}; {'local: *; ' if i == 0 else ''}}};\n")
+print(f"{name}: {len(wanted)} symbols stubbed", file=sys.stderr)
+EOF
+    gcc -shared -fPIC -O1 -s -o "$work/lib/common/$name" -Wl,-soname,"$name" -Wl,--version-script="$work/$name.map" "$work/$name.c"
+    echo "stub $name: $(grep -c '^void' "$work/$name.c") symbols that $(basename "$real") defines and carried libraries import; calling one aborts" >>"$build_log"
+done
+
+# libomptarget dlopens "libomp.so": point it at the copy already loaded, or
+# it finds another (a system libomp) and libomp aborts on the duplicate.
+for rt in omprt llvm19; do
+    if [ -e "$work/lib/$rt/libomp.so.5" ]; then ln -sf libomp.so.5 "$work/lib/$rt/libomp.so"; fi
+done
+
+# libLLVM.so.22.1 and .19.1 share much of their text: one xz stream with a
+# dictionary that spans both packs them ~5 MB smaller than two.
+(cd "$work" && find lib \( -type f -o -type l \) | sort | awk '/libLLVM/ {print; next} {rest[++n] = $0} END {for (i = 1; i <= n; ++i) print rest[i]}' >files)
+say "packing host libraries (xz, a few minutes)"
+tar -C "$work" -cf - -T "$work/files" | xz --lzma2=preset=9,dict=256MiB -T1 >"$bundle/libs.tar.xz"
+(cd "$work" && du -b $(find lib -type f | sort) | awk '{printf "carried %s (%d bytes)\n", $2, $1}') >>"$build_log"
+cp "$root/scripts/bench-run.sh" "$bundle/run.sh"
+chmod +x "$bundle/run.sh" "$bundle"/bin/* 2>/dev/null || true
+cat "$build_log" | grep -E '^(NOT BUILT|stub)' >&2 || true
+say "benchmark bundle ready: $(du -sh "$bundle" | cut -f1) in .bench-bundle ($(ls "$bundle/bin" | wc -l) executables)"

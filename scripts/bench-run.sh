@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Runs the benchmark bundle on a GPU machine (no compiler needed there).
+# Copied into .bench-bundle/run.sh by scripts/bench-bundle.sh.
+#
+# For BENCH_ROUNDS rounds (default 3), runs every benchmark with every runtime
+# in turn (omprt, LLVM 19, GCC: interleaved, so drift hits all three alike),
+# each in its own process with OMP_TARGET_OFFLOAD=MANDATORY; then prints the
+# median time per rep of each, the ratios omprt/LLVM19 and omprt/GCC (above 1:
+# omprt is slower), GB/s where a benchmark moves a known number of bytes, and
+# validity. Writes the table to ${OUT:-bundle}/bench.txt and the raw lines to
+# bench-raw.txt. BENCH_REPS / BENCH_WARMUP go to the programs; BENCH_TIMEOUT
+# (default 300) bounds each run in seconds.
+# Without a GPU it says so and exits 0; BENCH_HOST_FALLBACK=1 runs the host
+# fallback instead (small sizes; tests the plumbing, measures no GPU runtime).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here}
+mkdir -p "$out"
+rounds=${BENCH_ROUNDS:-3}
+limit=${BENCH_TIMEOUT:-300}
+host_fallback=0
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+    if [ "${BENCH_HOST_FALLBACK:-0}" != 1 ]; then
+        echo "omprt bench: no NVIDIA GPU found: skipping the benchmarks"
+        exit 0
+    fi
+    host_fallback=1
+    export BENCH_SHRINK=${BENCH_SHRINK:-6} BENCH_REPS=${BENCH_REPS:-3} BENCH_WARMUP=${BENCH_WARMUP:-1}
+    rounds=${BENCH_ROUNDS:-1}
+fi
+
+libs=$(mktemp -d)
+trap 'rm -rf "$libs"' EXIT
+tar -C "$libs" -xJf "$here/libs.tar.xz" || { echo "omprt bench: cannot unpack libs.tar.xz"; exit 1; }
+benches="stream:copy stream:dot reduce:minmax reduce:teams_sum sched:dynamic1_uneven sched:guided_uneven sched:static_uneven sched:scale_static1 sched:scale_static"
+runtimes="omprt llvm19 gcc"
+raw="$out/bench-raw.txt"
+: >"$raw"
+
+run_one() { # runtime program bench -> appends "rt bench seconds valid bytes rc" to $raw
+    local rt=$1 prog=$2 name=$3 exe="$here/bin/$2.$1" output rc line
+    if [ ! -x "$exe" ]; then
+        echo "$rt $name - - - notbuilt" >>"$raw"; return
+    fi
+    if [ $host_fallback = 1 ]; then
+        output=$(env -u OMP_TARGET_OFFLOAD LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
+    else
+        output=$(OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
+    fi
+    line=$(echo "$output" | awk -v n="$name" '$1 == "bench" && $2 == n {print $3, $4, $5; exit}')
+    if [ $rc -eq 0 ] && [ -n "$line" ]; then
+        echo "$rt $name $line 0" >>"$raw"
+    else
+        echo "$rt $name - 0 - $rc" >>"$raw"
+        echo "# $rt $name exit $rc: $(echo "$output" | grep -v '^bench ' | head -c 300 | tr '\n' '|')" >>"$raw"
+    fi
+}
+
+for r in $(seq "$rounds"); do
+    for b in $benches; do
+        for rt in $runtimes; do
+            run_one "$rt" "${b%%:*}" "${b##*:}"
+        done
+    done
+done
+
+if [ $host_fallback = 1 ]; then
+    device="none (HOST FALLBACK: these times measure the host, not any GPU runtime)"
+else
+    device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
+fi
+summary="$out/bench.txt"
+{
+    echo "# omprt benchmarks: clang 22 + omprt vs clang 19 + LLVM 19 DeviceRTL vs GCC 12 (nvptx)"
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "device: $device"
+    echo "rounds: $rounds (interleaved; median shown), reps per run: ${BENCH_REPS:-20}, warm-up: ${BENCH_WARMUP:-3}${BENCH_SHRINK:+, sizes / 2^$BENCH_SHRINK}"
+    sed 's/^/build: /' "$here/BUILD.txt" | grep -v '^build: carried'
+    echo
+    awk -v benches="$benches" -v runtimes="$runtimes" '
+        function median(list,   a, n, i, j, t) {
+            n = split(list, a, " ")
+            for (i = 2; i <= n; ++i) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; --j) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        /^#/ { next }
+        {
+            key = $1 " " $2
+            if ($6 == "notbuilt") { state[key] = "not built"; next }
+            if ($6 != 0) { state[key] = "FAIL(" $6 ")"; next }
+            times[key] = times[key] " " $3
+            bytes[$2] = $5
+            if ($4 != 1 && state[key] == "") state[key] = "INVALID"
+        }
+        function cell(rt, b,   key) {
+            key = rt " " b
+            if (state[key] != "" && times[key] == "") return state[key]
+            if (times[key] == "") return "-"
+            med[key] = median(times[key])
+            return sprintf("%.3f", med[key] * 1000) (state[key] != "" ? "!" : "")
+        }
+        function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.2f", a / b) : "-" }
+        function valid(rt, b,   key) { key = rt " " b; return state[key] == "" && times[key] != "" ? "ok" : (state[key] == "" ? "-" : state[key]) }
+        BEGIN { }
+        END {
+            nb = split(benches, B, " "); nr = split(runtimes, R, " ")
+            printf "%-17s %12s %12s %12s %12s %10s   %s\n", "benchmark", "omprt ms", "LLVM19 ms", "GCC ms", "omprt/LLVM19", "omprt/GCC", "valid (omprt LLVM19 GCC)"
+            for (i = 1; i <= nb; ++i) {
+                b = B[i]; sub(/.*:/, "", b)
+                o = cell("omprt", b); l = cell("llvm19", b); g = cell("gcc", b)
+                printf "%-17s %12s %12s %12s %12s %10s   %s %s %s\n", b, o, l, g, ratio(med["omprt " b], med["llvm19 " b]), ratio(med["omprt " b], med["gcc " b]), valid("omprt", b), valid("llvm19", b), valid("gcc", b)
+            }
+            printf "\n%-17s %12s %12s %12s\n", "bandwidth", "omprt GB/s", "LLVM19 GB/s", "GCC GB/s"
+            for (i = 1; i <= nb; ++i) {
+                b = B[i]; sub(/.*:/, "", b)
+                if (bytes[b] + 0 <= 0) continue
+                line = sprintf("%-17s", b)
+                for (j = 1; j <= nr; ++j) {
+                    k = R[j] " " b
+                    line = line sprintf(" %12s", med[k] > 0 ? sprintf("%.1f", bytes[b] / med[k] / 1e9) : "-")
+                }
+                print line
+            }
+        }' "$raw"
+    echo
+    echo "ms: median time per rep; !: some rounds invalid; FAIL(n): exit status n (124: timeout); failures:"
+    grep '^#' "$raw" | sort -u | head -40
+} >"$summary"
+cat "$summary"
