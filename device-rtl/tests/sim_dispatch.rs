@@ -453,3 +453,63 @@ fn callback_loops_call_the_body_once_per_iteration() {
         }
     }
 }
+
+/// `ordered(2)` with `depend(sink: i-1, j)`, `depend(sink: i, j-1)` and
+/// `depend(source)` over a collapsed 2-D nest dealt out `schedule(static, 1)`:
+/// each cell is one more than the larger of its two predecessors, so the
+/// result is exact only if every wait saw its post.
+#[test]
+fn doacross_waits_for_the_posted_iterations() {
+    #[repr(C)]
+    struct Dim(i64, i64, i64);
+    struct Grid {
+        n: i64,
+        cells: Vec<std::sync::atomic::AtomicI64>,
+    }
+    extern "C-unwind" fn region(_g: *mut i32, _b: *mut i32, arg: *mut c_void) {
+        let g = unsafe { &*(arg as *const Grid) };
+        let n = g.n;
+        // i from 1 to n (step 1), j from 2n-2 down to 0 (step -2): bounds and
+        // strides of both signs.
+        let dims = [Dim(1, n, 1), Dim(2 * n - 2, 0, -2)];
+        unsafe { __kmpc_doacross_init(std::ptr::null(), 0, 2, dims.as_ptr() as *mut c_void) };
+        let (mut last, mut lb, mut ub, mut st) = (0, 0i64, n * n - 1, 0i64);
+        unsafe { __kmpc_for_static_init_8(std::ptr::null(), 0, STATIC_CHUNK, &mut last, &mut lb, &mut ub, &mut st, 1, 1) };
+        while lb <= n * n - 1 {
+            for k in lb..=ub.min(n * n - 1) {
+                let (i, j) = (1 + k / n, 2 * n - 2 - 2 * (k % n));
+                let mut up = [i - 1, j];
+                let mut left = [i, j + 2];
+                unsafe {
+                    __kmpc_doacross_wait(std::ptr::null(), 0, up.as_mut_ptr());
+                    __kmpc_doacross_wait(std::ptr::null(), 0, left.as_mut_ptr());
+                }
+                let at = |i: i64, j: i64| (i - 1) * n + (2 * n - 2 - j) / 2;
+                let a = if i > 1 { g.cells[at(i - 1, j) as usize].load(Ordering::Relaxed) } else { 0 };
+                let b = if j < 2 * n - 2 { g.cells[at(i, j + 2) as usize].load(Ordering::Relaxed) } else { 0 };
+                g.cells[at(i, j) as usize].store(a.max(b) + 1, Ordering::Relaxed);
+                let mut me = [i, j];
+                unsafe { __kmpc_doacross_post(std::ptr::null(), 0, me.as_mut_ptr()) };
+            }
+            lb += st;
+            ub += st;
+        }
+        __kmpc_doacross_fini(std::ptr::null(), 0);
+    }
+    for (threads, n) in [(45u32, 12i64), (64, 5), (1, 4)] {
+        let grid = Grid { n, cells: (0..n * n).map(|_| std::sync::atomic::AtomicI64::new(-1)).collect() };
+        let env = Shared(kernel_env(ExecMode::SPMD, threads as i32));
+        let arg = Shared(&grid);
+        sim::launch(1, threads, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let mut args = [*arg.get() as *const Grid as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+            __kmpc_target_deinit();
+        });
+        for r in 0..n {
+            for c in 0..n {
+                assert_eq!(grid.cells[(r * n + c) as usize].load(Ordering::Relaxed), r + c + 1, "cell ({r}, {c}) with {threads} threads");
+            }
+        }
+    }
+}

@@ -214,17 +214,14 @@ fn static_fini_entries_are_no_ops() {
 fn unimplemented_entry_points_trap_naming_themselves() {
     let env = spmd();
     let cases: Vec<(&str, Box<dyn Fn() + Sync + std::panic::RefUnwindSafe>)> = vec![
-        ("__kmpc_doacross_init", Box::new(|| unsafe {
-            __kmpc_doacross_init(std::ptr::null(), 0, 1, std::ptr::null_mut());
+        ("__kmpc_copyprivate", Box::new(|| unsafe {
+            __kmpc_copyprivate(std::ptr::null(), 0, 0, std::ptr::null_mut(), std::ptr::null_mut(), 0);
         })),
         ("llvm_omp_target_dynamic_shared_alloc", Box::new(|| unsafe {
             omprt_device_rtl::exports::ompx::llvm_omp_target_dynamic_shared_alloc();
         })),
         ("__kmpc_omp_task", Box::new(|| unsafe {
             __kmpc_omp_task(std::ptr::null(), 0, std::ptr::null_mut());
-        })),
-        ("__kmpc_copyprivate", Box::new(|| unsafe {
-            __kmpc_copyprivate(std::ptr::null(), 0, 0, std::ptr::null_mut(), std::ptr::null_mut(), 0);
         })),
     ];
     for (name, call) in &cases {

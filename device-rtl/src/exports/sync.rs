@@ -109,10 +109,27 @@ pub extern "C-unwind" fn __kmpc_end_ordered(_loc: IdentPtr, _gtid: i32) {
     crate::workshare::dispatch::end_ordered()
 }
 
+/// `ordered(n)` loops: `dims` is clang's `kmp_dim[num_dims]`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_doacross_init(_loc: IdentPtr, _gtid: i32, num_dims: i32, dims: VoidPtr) {
+    // SAFETY: clang passes its dimension array.
+    unsafe { crate::workshare::doacross::init(num_dims, dims.cast()) }
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_doacross_post(_loc: IdentPtr, _gtid: i32, vec: *mut i64) {
+    // SAFETY: clang passes one value per dimension.
+    unsafe { crate::workshare::doacross::post(vec) }
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_doacross_wait(_loc: IdentPtr, _gtid: i32, vec: *mut i64) {
+    // SAFETY: clang passes one value per dimension.
+    unsafe { crate::workshare::doacross::wait(vec) }
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_doacross_fini(_loc: IdentPtr, _gtid: i32) {
+    crate::workshare::doacross::fini()
+}
+
 not_yet! {
     fn __kmpc_copyprivate(IdentPtr, i32, u64, VoidPtr, FnPtr, i32);
-    fn __kmpc_doacross_init(IdentPtr, i32, i32, VoidPtr);
-    fn __kmpc_doacross_post(IdentPtr, i32, *mut i64);
-    fn __kmpc_doacross_wait(IdentPtr, i32, *mut i64);
-    fn __kmpc_doacross_fini(IdentPtr, i32);
 }

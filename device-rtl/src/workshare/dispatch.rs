@@ -162,6 +162,8 @@ pub struct TeamDispatch {
     next: AtomicU64,
     /// `ordered`: the iteration whose ordered region may run now.
     ordered_next: AtomicU64,
+    /// The team's doacross block (see `doacross`), null outside such loops.
+    pub doacross: core::sync::atomic::AtomicPtr<u8>,
 }
 
 // SAFETY: `lp` follows the write-then-barrier discipline of `state`; the
@@ -178,6 +180,7 @@ impl TeamDispatch {
             }),
             next: AtomicU64::new(0),
             ordered_next: AtomicU64::new(0),
+            doacross: core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()),
         }
     }
 

@@ -6,6 +6,7 @@
 
 pub mod callback;
 pub mod dispatch;
+pub mod doacross;
 pub mod iv;
 pub mod static_sched;
 
