@@ -126,9 +126,6 @@ pub unsafe fn teams_reduce(
     }
     arch::fence_device();
     let filled = teams.min(records);
-    if !master && !team_fold {
-        return 0;
-    }
     // The master of a generic(-SPMD) kernel folds alone, as thread 0 of one.
     let (tid, threads) = if team_fold { (mapping::thread_id_in_block(), mapping::num_threads_in_block()) } else { (0, 1) };
     // Threads 0..n each fold every n-th record; n is a whole number of warps

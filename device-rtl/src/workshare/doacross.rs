@@ -104,23 +104,32 @@ pub unsafe fn init(num_dims: i32, dims: *const Dim) {
     sync::team_barrier();
 }
 
+/// The word and bit of iteration `vec`; `None` in a team of one (which
+/// needs no bookkeeping) and for a vector outside the iteration space.
+///
+/// # Safety
+/// `vec` holds one value per dimension of the loop `init` set up.
+unsafe fn iteration_bit(vec: *const i64) -> Option<(&'static AtomicU32, u32)> {
+    if team_of_one() {
+        return None;
+    }
+    // SAFETY: `init` made the block; `vec` per the function contract.
+    let (dims, bits) = unsafe { parts(block()) };
+    let vec = unsafe { core::slice::from_raw_parts(vec, dims.len()) };
+    let i = linear(dims, vec)?;
+    // SAFETY: `i` is below the number of bits, and the block lives until `fini`.
+    Some((unsafe { &*bits.add((i / 32) as usize) }, 1 << (i % 32)))
+}
+
 /// `__kmpc_doacross_wait`: waits until iteration `vec` has posted; returns
 /// at once for a vector outside the iteration space.
 ///
 /// # Safety
-/// `vec` holds one value per dimension of the loop.
+/// As for [`iteration_bit`].
 pub unsafe fn wait(vec: *const i64) {
-    if team_of_one() {
-        return;
-    }
-    let h = block();
-    // SAFETY: `init` made the block; `vec` per the function contract.
-    let (dims, bits) = unsafe { parts(h) };
-    let vec = unsafe { core::slice::from_raw_parts(vec, dims.len()) };
-    let Some(i) = linear(dims, vec) else { return };
-    // SAFETY: `i` is below the number of bits.
-    let word = unsafe { &*bits.add((i / 32) as usize) };
-    while word.load(Ordering::Acquire) & (1 << (i % 32)) == 0 {
+    // SAFETY: forwarded from the caller.
+    let Some((word, bit)) = (unsafe { iteration_bit(vec) }) else { return };
+    while word.load(Ordering::Acquire) & bit == 0 {
         arch::spin_pause();
     }
     arch::fence_device();
@@ -129,19 +138,12 @@ pub unsafe fn wait(vec: *const i64) {
 /// `__kmpc_doacross_post`: marks iteration `vec` as done.
 ///
 /// # Safety
-/// As for [`wait`].
+/// As for [`iteration_bit`].
 pub unsafe fn post(vec: *const i64) {
-    if team_of_one() {
-        return;
-    }
-    let h = block();
-    // SAFETY: as in `wait`.
-    let (dims, bits) = unsafe { parts(h) };
-    let vec = unsafe { core::slice::from_raw_parts(vec, dims.len()) };
-    let Some(i) = linear(dims, vec) else { return };
+    // SAFETY: forwarded from the caller.
+    let Some((word, bit)) = (unsafe { iteration_bit(vec) }) else { return };
     arch::fence_device();
-    // SAFETY: as in `wait`.
-    unsafe { &*bits.add((i / 32) as usize) }.fetch_or(1 << (i % 32), Ordering::Release);
+    word.fetch_or(bit, Ordering::Release);
 }
 
 /// `__kmpc_doacross_fini`: the team is done with the block.
