@@ -1,23 +1,38 @@
 //! Traps with messages. An entry point omprt does not implement yet traps
 //! with a message that names it, never returning a plausible wrong value.
+//!
+//! Messages are whole lines built at compile time (`message!`), printed with
+//! a device `printf` that takes no arguments: an argument buffer would give
+//! every kernel that can reach a trap a stack frame.
 
-/// Traps with "omprt: not implemented yet: <name>". `name` is NUL-terminated.
+/// `"omprt: <parts>\n\0"` as a byte string, for [`fatal`] and [`check`].
+macro_rules! message {
+    ($($part:expr),+ $(,)?) => {
+        concat!("omprt: ", $($part),+, "\n\0").as_bytes()
+    };
+}
+pub(crate) use message;
+
+/// Traps with `message` (made by [`message!`]).
 #[inline(always)]
-pub fn not_implemented(name: &[u8]) -> ! {
-    crate::arch::trap_naming(b"not implemented yet\0", name)
+pub fn fatal(message: &'static [u8]) -> ! {
+    crate::arch::trap_with_message(message)
 }
 
-/// Traps with "omprt: <what>: <name>"; both NUL-terminated.
+/// Traps with "omprt: <what>: <name>" where `name` is only known at run
+/// time (the entry point of a shared implementation). Costs a stack frame
+/// for the printf arguments; prefer [`fatal`].
 #[inline(always)]
-pub fn fatal(what: &[u8], name: &[u8]) -> ! {
+pub fn fatal_naming(what: &[u8], name: &[u8]) -> ! {
     crate::arch::trap_naming(what, name)
 }
 
-/// Checks a runtime invariant; the failure message names the entry point.
+/// Checks a runtime invariant; `message` (made by [`message!`]) names the
+/// entry point.
 #[inline(always)]
-pub fn check(condition: bool, what: &[u8], name: &[u8]) {
+pub fn check(condition: bool, message: &'static [u8]) {
     if !condition {
-        fatal(what, name)
+        fatal(message)
     }
 }
 

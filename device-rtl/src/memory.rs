@@ -48,11 +48,19 @@ fn round_up(bytes: u64) -> u64 {
     bytes.div_ceil(ALIGNMENT) * ALIGNMENT
 }
 
-/// Device-heap allocation that traps, naming `who`, when the heap is exhausted.
-pub fn heap_alloc(bytes: u64, who: &[u8]) -> *mut c_void {
+/// Device-heap allocation that traps with a message when the heap is
+/// exhausted. Out of line and cold, with one message for every caller: in a
+/// non-kernel function ptxas gives each value live across a call a
+/// callee-saved register, and this function's count becomes every kernel's
+/// that can reach it (a message argument kept across `malloc` cost 12).
+#[inline(never)]
+#[cold]
+pub fn heap_alloc(bytes: u64) -> *mut c_void {
     let p = arch::malloc(bytes.max(1));
     if p.is_null() {
-        debug::fatal(b"device heap exhausted (raise LIBOMPTARGET_HEAP_SIZE)\0", who)
+        debug::fatal(debug::message!(
+            "device heap exhausted (thread state, loop record or __kmpc_alloc_shared fallback); raise LIBOMPTARGET_HEAP_SIZE"
+        ))
     }
     p.cast()
 }
@@ -68,7 +76,7 @@ pub fn alloc_shared(bytes: u64) -> *mut c_void {
             return unsafe { stack_base().add(top as usize) }.cast();
         }
     }
-    heap_alloc(size, b"__kmpc_alloc_shared\0")
+    heap_alloc(size)
 }
 
 /// `__kmpc_free_shared`: `bytes` is the size passed to the allocation.
@@ -78,7 +86,7 @@ pub fn free_shared(ptr: *mut c_void, bytes: u64) {
     if addr >= base && addr < base + SHARED_STACK_BYTES {
         let size = round_up(bytes) as u32;
         let top = state::team(|t| t.stack_top);
-        debug::check(addr - base + size as usize == top as usize, b"frees out of LIFO order\0", b"__kmpc_free_shared\0");
+        debug::check(addr - base + size as usize == top as usize, debug::message!("frees out of LIFO order: __kmpc_free_shared"));
         state::update_team(|t| t.stack_top = top - size);
     } else {
         arch::free(ptr.cast());
@@ -98,7 +106,7 @@ pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
     let buffer = if n as usize <= state::SHARED_ARG_SLOTS {
         inline
     } else {
-        heap_alloc(n * 8, b"__kmpc_begin_sharing_variables\0").cast()
+        heap_alloc(n * 8).cast()
     };
     state::update_team(|t| t.shared_args = buffer);
     buffer
@@ -111,6 +119,17 @@ pub fn end_sharing_variables() {
         arch::free(buffer.cast());
     }
     state::update_team(|t| t.shared_args = core::ptr::null_mut());
+}
+
+/// Ends the sharing of `n` variables; with a constant `n` that fits the
+/// inline slots there is nothing to free, and no call.
+#[inline(always)]
+pub fn end_sharing_variables_of(n: u64) {
+    if n as usize > state::SHARED_ARG_SLOTS {
+        end_sharing_variables();
+    } else {
+        state::update_team(|t| t.shared_args = core::ptr::null_mut());
+    }
 }
 
 /// `__kmpc_get_shared_variables`.

@@ -62,8 +62,7 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
     }
 }
 
-/// Runs the region on the calling thread alone, one level deeper. The
-/// bookkeeping around the call stays out of line and cold.
+/// Runs the region on the calling thread alone, one level deeper.
 #[inline(always)]
 unsafe fn serialized(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
     let on_team_state = enter_serialized();
@@ -73,17 +72,20 @@ unsafe fn serialized(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) 
 }
 
 /// `level + 1` for a serialized region; returns whether the team state (not
-/// a thread state) carries it.
-#[inline(never)]
-#[cold]
+/// a thread state) carries it. Inlined on purpose: out of line, ptxas gave it
+/// 36-46 registers (a non-kernel function pays for callee-saved registers),
+/// and that became the count of every kernel with a parallel region; inside
+/// the kernel it costs none (saxpy: 32 registers either way).
+#[inline(always)]
 fn enter_serialized() -> bool {
     if mapping::is_main_thread_in_generic_mode() && state::icvs().level == 0 {
         // The main thread is the only one running: the team state is its own.
         state::update_team(|t| t.icvs.level += 1);
         return true;
     }
-    state::enter_data_environment();
-    state::set_icv(|icv| icv.level += 1);
+    let pushed = state::enter_data_environment();
+    // SAFETY: the state this thread just pushed.
+    unsafe { (*pushed).icvs.level += 1 };
     false
 }
 
@@ -132,13 +134,16 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
 
 /// The main thread's side of a generic-mode region; `false` when the team
 /// would be a single thread and the caller must run the region serialized.
-#[inline(never)]
+/// Inlined, so clang's constant `nargs` folds the heap path of the sharing
+/// buffer away: reachable, its calls cost this function 52 registers, and
+/// with it every generic-mode kernel.
+#[inline(always)]
 unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
     let n = threads_for_region(num_threads);
     if n <= 1 {
         return false;
     }
-    debug::check(!wrapper.is_null(), b"generic-mode region without a wrapper function\0", b"__kmpc_parallel_60\0");
+    debug::check(!wrapper.is_null(), debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
     let shared = memory::begin_sharing_variables(nargs as u64);
     // SAFETY: `args` holds `nargs` pointers and `shared` room for as many.
     unsafe { core::ptr::copy_nonoverlapping(args, shared, nargs as usize) };
@@ -157,7 +162,7 @@ unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut
         t.icvs.level = 0;
         t.icvs.active_level = 0;
     });
-    memory::end_sharing_variables();
+    memory::end_sharing_variables_of(nargs as u64);
     true
 }
 
@@ -218,7 +223,7 @@ macro_rules! microtask_arities {
                     // SAFETY: forwarded from the caller.
                     $n => unsafe { call_with::<$n>(outlined, &mut g, &mut b, args) },
                 )*
-                _ => debug::fatal(b"more than 32 captured variables in a parallel region\0", b"__kmpc_parallel_60\0"),
+                _ => debug::fatal(debug::message!("more than 32 captured variables in a parallel region: __kmpc_parallel_60")),
             }
         }
 

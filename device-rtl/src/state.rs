@@ -188,13 +188,38 @@ pub fn current_thread_state() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         return core::ptr::null_mut();
     }
-    let states = team(|t| t.thread_states.load(Ordering::Acquire));
-    if states.is_null() {
+    if slot_array_if_any().is_null() {
         return core::ptr::null_mut();
     }
+    own_state_in_slot_array()
+}
+
+/// The calling thread's innermost state once the slot array exists. Out of
+/// line, so the hot path above stays a plain load LLVM can merge across
+/// queries; the acquire fence makes the slots' zeroing visible (a stale L1
+/// line of reused heap memory would otherwise look like a state).
+#[inline(never)]
+#[cold]
+fn own_state_in_slot_array() -> *mut ThreadState {
+    core::sync::atomic::fence(Ordering::Acquire);
+    let states = slot_array_if_any();
     // SAFETY: the array has one slot per thread of the block; only this
     // thread reads or writes its slot.
     unsafe { (*states.add(mapping::thread_id_in_block() as usize)).state }
+}
+
+/// The team's slot array, or null while no thread has needed one.
+///
+/// Every ICV query comes through here, so this is a plain load that LLVM may
+/// merge with its neighbours. An atomic one cannot be merged, and an acquire
+/// load of shared memory at system scope (`ld.acquire.sys`) invalidates the L1
+/// cache on every call: it halved the bandwidth of streaming kernels. The
+/// race with the installing compare-and-swap is benign: a thread sees null
+/// or the array, and reads the slots only after an acquire fence.
+#[inline(always)]
+pub fn slot_array_if_any() -> *mut ThreadSlots {
+    // SAFETY: an aligned pointer-sized read of the team state; see above.
+    team(|t| unsafe { t.thread_states.as_ptr().read() })
 }
 
 /// The ICVs the calling thread sees.
@@ -212,31 +237,35 @@ pub fn icvs() -> Icvs {
 /// The calling thread's slots, the array allocated (zeroed) by whichever
 /// thread needs it first. Only the calling thread touches its slots.
 pub fn my_slots() -> *mut ThreadSlots {
-    // SAFETY: one element per thread of the block.
-    unsafe { thread_states_array().add(mapping::thread_id_in_block() as usize) }
+    if slot_array_if_any().is_null() {
+        install_slot_array();
+    }
+    existing_slots()
 }
 
-/// The slot array, allocated (zeroed) by whichever thread needs it first.
-fn thread_states_array() -> *mut ThreadSlots {
-    let existing = team(|t| t.thread_states.load(Ordering::Acquire));
-    if !existing.is_null() {
-        return existing;
+/// The calling thread's slots once the array is installed.
+#[inline(always)]
+fn existing_slots() -> *mut ThreadSlots {
+    core::sync::atomic::fence(Ordering::Acquire);
+    // SAFETY: one element per thread of the block.
+    unsafe { slot_array_if_any().add(mapping::thread_id_in_block() as usize) }
+}
+
+/// Allocates the zeroed slot array and installs it, unless another thread
+/// was first. Out of line and cold, keeping nothing live across its calls
+/// (see `memory::heap_alloc`).
+#[inline(never)]
+#[cold]
+fn install_slot_array() {
+    let bytes = mapping::num_threads_in_block() as u64 * core::mem::size_of::<ThreadSlots>() as u64;
+    let fresh = crate::memory::heap_alloc(bytes).cast::<ThreadSlots>();
+    for i in 0..mapping::num_threads_in_block() as usize {
+        // SAFETY: `fresh` holds one slot per thread of the block.
+        unsafe { fresh.add(i).write(ThreadSlots { state: core::ptr::null_mut(), dispatch: core::ptr::null_mut() }) };
     }
-    let n = mapping::num_threads_in_block() as usize;
-    let bytes = n * core::mem::size_of::<ThreadSlots>();
-    let fresh = arch::malloc(bytes as u64).cast::<ThreadSlots>();
-    if fresh.is_null() {
-        debug::fatal(b"device heap exhausted allocating thread states (raise LIBOMPTARGET_HEAP_SIZE)\0", b"omp thread state\0")
-    }
-    // SAFETY: `fresh` holds `n` pointer slots.
-    unsafe { core::ptr::write_bytes(fresh, 0, n) };
-    let won = team(|t| t.thread_states.compare_exchange(core::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire));
-    match won {
-        Ok(_) => fresh,
-        Err(other) => {
-            arch::free(fresh.cast());
-            other
-        }
+    let won = team(|t| t.thread_states.compare_exchange(core::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Relaxed));
+    if won.is_err() {
+        arch::free(fresh.cast());
     }
 }
 
@@ -244,17 +273,22 @@ fn thread_states_array() -> *mut ThreadSlots {
 /// a handle to pop it with [`exit_data_environment`].
 pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
-        debug::fatal(b"a thread state was needed but the program was compiled with\0", b"-fopenmp-assume-no-thread-state\0")
+        debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
     }
-    let current = icvs();
-    let slots = my_slots();
-    let state = arch::malloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
-    if state.is_null() {
-        debug::fatal(b"device heap exhausted allocating a thread state (raise LIBOMPTARGET_HEAP_SIZE)\0", b"omp thread state\0")
+    // Calls first, then memory-to-memory copies, so no value lives across a
+    // call (see `memory::heap_alloc`).
+    if slot_array_if_any().is_null() {
+        install_slot_array();
     }
-    // SAFETY: this thread's slot; `state` is a fresh allocation.
+    let state = crate::memory::heap_alloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
+    let slots = existing_slots();
+    // SAFETY: this thread's slot; `state` is a fresh allocation; the team
+    // state is only written between barriers this thread is not inside.
     unsafe {
-        state.write(ThreadState { icvs: current, previous: (*slots).state });
+        let top = (*slots).state;
+        let current: *const Icvs = if top.is_null() { &raw const (*team_ptr()).icvs } else { &raw const (*top).icvs };
+        core::ptr::copy_nonoverlapping(current, &raw mut (*state).icvs, 1);
+        (&raw mut (*state).previous).write(top);
         (*slots).state = state;
     }
     state
@@ -262,8 +296,9 @@ pub fn enter_data_environment() -> *mut ThreadState {
 
 /// Pops the thread's innermost state.
 pub fn exit_data_environment() {
-    let states = team(|t| t.thread_states.load(Ordering::Acquire));
-    debug::check(!states.is_null(), b"no data environment to leave\0", b"omp thread state\0");
+    let states = slot_array_if_any();
+    debug::check(!states.is_null(), debug::message!("no data environment to leave: omp thread state"));
+    core::sync::atomic::fence(Ordering::Acquire);
     // SAFETY: this thread's slot and the state it pushed.
     unsafe {
         let slot = &raw mut (*states.add(mapping::thread_id_in_block() as usize)).state;

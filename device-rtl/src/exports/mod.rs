@@ -34,7 +34,7 @@ macro_rules! not_yet {
             #[unsafe(no_mangle)]
             #[cold]
             pub unsafe extern "C-unwind" fn $name($(_: $arg),*) $(-> $ret)? {
-                crate::debug::not_implemented(concat!(stringify!($name), "\0").as_bytes())
+                crate::debug::fatal(crate::debug::message!("not implemented yet: ", stringify!($name)))
             }
         )*
     };

@@ -59,8 +59,9 @@ pub extern "C-unwind" fn __kmpc_kernel_end_parallel() {
 
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn __kmpc_serialized_parallel(_loc: IdentPtr, _gtid: i32) {
-    state::enter_data_environment();
-    state::set_icv(|icv| icv.level += 1);
+    let pushed = state::enter_data_environment();
+    // SAFETY: the state this thread just pushed.
+    unsafe { (*pushed).icvs.level += 1 };
 }
 
 #[unsafe(no_mangle)]
@@ -100,12 +101,12 @@ not_yet! {
 #[unsafe(no_mangle)]
 #[cold]
 pub unsafe extern "C-unwind" fn __kmpc_fork_call(_loc: IdentPtr, _gtid: i32, _microtask: FnPtr, _args: ...) {
-    crate::debug::not_implemented(b"__kmpc_fork_call\0")
+    crate::debug::fatal(crate::debug::message!("not implemented yet: __kmpc_fork_call"))
 }
 
 /// Host-runtime entry; never emitted for a device. Variadic in OMPKinds.def.
 #[unsafe(no_mangle)]
 #[cold]
 pub unsafe extern "C-unwind" fn __kmpc_fork_teams(_loc: IdentPtr, _gtid: i32, _microtask: FnPtr, _args: ...) {
-    crate::debug::not_implemented(b"__kmpc_fork_teams\0")
+    crate::debug::fatal(crate::debug::message!("not implemented yet: __kmpc_fork_teams"))
 }

@@ -237,11 +237,11 @@ fn private_top() -> *mut Private {
     if config::assume_no_thread_state() {
         return core::ptr::null_mut();
     }
-    let top = state::team(|t| t.thread_states.load(Ordering::Acquire));
-    if top.is_null() {
+    if state::slot_array_if_any().is_null() {
         return core::ptr::null_mut();
     }
-    // SAFETY: the slot array has one element per thread; only this thread
+    // SAFETY: the slot array has one element per thread (`my_slots` fences
+    // before reading it); only this thread
     // touches its element and the records it pushed.
     unsafe {
         let p = (*state::my_slots()).dispatch.cast::<Private>();
@@ -251,12 +251,12 @@ fn private_top() -> *mut Private {
 
 /// `__kmpc_dispatch_init_*`.
 pub fn init<T: LoopIv>(entry: &[u8], schedtype: i32, lb: T, ub: T, st: T::Signed, chunk: T::Signed) {
-    let Some(bounds) = Bounds::new(lb, ub, T::signed_i64(st)) else { debug::fatal(b"zero loop stride passed to\0", entry) };
+    let Some(bounds) = Bounds::new(lb, ub, T::signed_i64(st)) else { debug::fatal_naming(b"zero loop stride passed to\0", entry) };
     init_bounds(entry, schedtype, bounds, T::signed_i64(chunk))
 }
 
 fn init_bounds(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
-    let Some(sched) = Schedule::from_raw(schedtype) else { debug::fatal(b"unknown schedule type passed to\0", entry) };
+    let Some(sched) = Schedule::from_raw(schedtype) else { debug::fatal_naming(b"unknown schedule type passed to\0", entry) };
     let icvs = state::icvs();
     let threads = mapping::omp_num_threads();
     let plan = Plan::new(sched, chunk, (icvs.run_sched, icvs.run_sched_chunk), &bounds, threads);
@@ -277,11 +277,11 @@ fn init_bounds(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
         return;
     }
     if config::assume_no_thread_state() {
-        debug::fatal(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state\0", entry)
+        debug::fatal_naming(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state\0", entry)
     }
     // A team of one runs the whole loop as one chunk.
     let plan = if in_team { plan } else { Plan { kind: Kind::StaticBalanced, ..plan } };
-    let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64, entry).cast::<Private>();
+    let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
     let slots = state::my_slots();
     // SAFETY: a fresh allocation, and this thread's own slot.
     unsafe {
@@ -405,7 +405,7 @@ pub fn deinit() {
 /// `__kmpc_dist_dispatch_init_*`: the team's balanced share of the loop,
 /// then a dispatched loop over that share among the team's threads.
 pub fn dist_init<T: LoopIv>(entry: &[u8], schedtype: i32, plast: &mut i32, lb: T, ub: T, st: T::Signed, chunk: T::Signed) {
-    let Some(bounds) = Bounds::new(lb, ub, T::signed_i64(st)) else { debug::fatal(b"zero loop stride passed to\0", entry) };
+    let Some(bounds) = Bounds::new(lb, ub, T::signed_i64(st)) else { debug::fatal_naming(b"zero loop stride passed to\0", entry) };
     let share = static_balanced::<u64>(0, bounds.last, mapping::block_id(), mapping::num_blocks());
     let empty = bounds.empty || share.lb > share.ub;
     *plast = i32::from(!empty && share.last);

@@ -87,11 +87,11 @@ pub unsafe fn init(num_dims: i32, dims: *const Dim) {
         // SAFETY: per the function contract.
         let dims = unsafe { core::slice::from_raw_parts(dims, num_dims.max(0) as usize) };
         let Some(total) = dims.iter().try_fold(1u64, |acc, d| acc.checked_mul(d.range())) else {
-            debug::fatal(b"doacross loop nest too large\0", b"__kmpc_doacross_init\0")
+            debug::fatal(debug::message!("doacross loop nest too large: __kmpc_doacross_init"))
         };
         let words = total.div_ceil(32);
         let bytes = core::mem::size_of::<Header>() as u64 + core::mem::size_of_val(dims) as u64 + words * 4;
-        let h = memory::heap_alloc(bytes, b"__kmpc_doacross_init\0").cast::<Header>();
+        let h = memory::heap_alloc(bytes).cast::<Header>();
         // SAFETY: a fresh allocation of `bytes` bytes.
         unsafe {
             h.write(Header { dims: dims.len() as u64 });
