@@ -95,8 +95,30 @@ pub fn free_shared(ptr: *mut c_void, bytes: u64) {
 
 /// The team's shared-memory argument slots.
 fn inline_arg_slots() -> *mut *mut c_void {
-    // SAFETY: only a raw pointer into the team's shared storage is formed.
-    unsafe { (&raw mut (*arch::team_shared().get()).shared_args).cast() }
+    arch::team_arg_slots().0.get().cast()
+}
+
+/// The slots through which a generic-mode region's main thread passes up to
+/// `SHARED_ARG_SLOTS` captured variables to its workers; its own static so
+/// that SPMD kernels, which never use it, do not reserve it.
+pub struct ArgSlots(pub core::cell::UnsafeCell<[*mut c_void; state::SHARED_ARG_SLOTS]>);
+
+// SAFETY: written by the main thread before the barrier that starts a region,
+// read by the workers after it.
+unsafe impl Sync for ArgSlots {}
+// SAFETY: as for `state::TeamSharedCell`: addresses shared by the team.
+unsafe impl Send for ArgSlots {}
+
+impl ArgSlots {
+    pub const fn new() -> Self {
+        ArgSlots(core::cell::UnsafeCell::new([core::ptr::null_mut(); state::SHARED_ARG_SLOTS]))
+    }
+}
+
+impl Default for ArgSlots {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// `__kmpc_begin_sharing_variables`: a buffer for `n` captured variables

@@ -75,12 +75,14 @@ pub struct TeamState {
     pub teams_reduce_last: u32,
 }
 
-/// Everything the runtime keeps in CTA-shared memory. Its size is the
-/// runtime's static shared-memory cost per block; keep it small.
+/// The team state in CTA-shared memory. Its size is the runtime's static
+/// shared-memory cost in every kernel; keep it small. What only some kernels
+/// need (argument slots, the `__kmpc_alloc_shared` stack, the dynamic-loop
+/// record) are statics of their own that a kernel reserves only if it uses
+/// them.
 #[repr(C)]
 pub struct TeamShared {
     pub state: TeamState,
-    pub shared_args: [*mut c_void; SHARED_ARG_SLOTS],
 }
 
 /// A thread's own ICVs, pushed when it enters a data environment (a
@@ -128,7 +130,6 @@ impl TeamSharedCell {
                 stack_top: 0,
                 teams_reduce_last: 0,
             },
-            shared_args: [core::ptr::null_mut(); SHARED_ARG_SLOTS],
         }))
     }
 
@@ -198,8 +199,7 @@ pub fn current_thread_state() -> *mut ThreadState {
 /// line, so the hot path above stays a plain load LLVM can merge across
 /// queries; the acquire fence makes the slots' zeroing visible (a stale L1
 /// line of reused heap memory would otherwise look like a state).
-#[inline(never)]
-#[cold]
+#[inline(always)]
 fn own_state_in_slot_array() -> *mut ThreadState {
     core::sync::atomic::fence(Ordering::Acquire);
     let states = slot_array_if_any();

@@ -72,9 +72,20 @@ pub fn build() -> Result<Artifacts> {
     std::fs::write(&ll, &ir).map_err(|e| format!("cannot write {}: {e}", ll.display()))?;
     let bitcode = out.join("libomptarget-nvptx.bc");
     tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&ll).arg("-o").arg(&bitcode))?;
+    // The archive serves only the stateless functions openmp-opt adds calls to
+    // after the bitcode link (see `corpus::STATELESS_RUNTIME_FUNCTIONS`). With
+    // the whole runtime in it, nvlink counted the archive copy's shared
+    // statics against kernels that called one of them (a generic kernel went
+    // from 216 to 600 bytes of shared memory).
+    let stateless = out.join("libompdevice-stateless.bc");
+    let mut extract = Command::new(tools::llvm_tool("llvm-extract")?);
+    for f in crate::corpus::STATELESS_RUNTIME_FUNCTIONS {
+        extract.arg(format!("--func={f}"));
+    }
+    tools::run(extract.arg("--recursive").arg(&bitcode).arg("-o").arg(&stateless))?;
     let archive = out.join("libompdevice.a");
     let _ = std::fs::remove_file(&archive);
-    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&bitcode))?;
+    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless))?;
     Ok(Artifacts { bitcode, archive, report })
 }
 

@@ -283,6 +283,15 @@ pub fn team_stack() -> &'static crate::memory::SharedStack {
     &TEAM_STACK
 }
 
+/// The team's generic-mode argument slots (see `memory::ArgSlots`).
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_ARG_SLOTS: crate::memory::ArgSlots = crate::memory::ArgSlots::new();
+
+#[inline(always)]
+pub fn team_arg_slots() -> &'static crate::memory::ArgSlots {
+    &TEAM_ARG_SLOTS
+}
+
 /// The team's dynamic-loop record: its own static so that only kernels with
 /// such loops pay its shared memory.
 #[unsafe(link_section = ".omprt.shared")]

@@ -89,6 +89,7 @@ struct Block {
     team: TeamSharedCell,
     dispatch: crate::workshare::dispatch::TeamDispatch,
     stack: crate::memory::SharedStack,
+    arg_slots: crate::memory::ArgSlots,
 }
 
 struct Grid {
@@ -144,6 +145,7 @@ where
                 team: TeamSharedCell::new(),
                 dispatch: crate::workshare::dispatch::TeamDispatch::new(),
                 stack: crate::memory::SharedStack::new(),
+                arg_slots: crate::memory::ArgSlots::new(),
             })
         })
         .collect();
@@ -367,6 +369,11 @@ pub fn team_shared() -> &'static TeamSharedCell {
 pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.dispatch as *const crate::workshare::dispatch::TeamDispatch) })
+}
+
+pub fn team_arg_slots() -> &'static crate::memory::ArgSlots {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.arg_slots as *const crate::memory::ArgSlots) })
 }
 
 pub fn team_stack() -> &'static crate::memory::SharedStack {

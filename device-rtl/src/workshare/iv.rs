@@ -4,17 +4,23 @@
 //! unsigned type of the same width, so bounds near the type limits never
 //! overflow: a normalised loop `[lb, ub]` has `ub - lb` < 2^bits.
 
-use core::ops::{Add, Div, Mul, Rem, Sub};
+use core::ops::{Add, Mul, Sub};
 
 /// Unsigned arithmetic of the loop's own width: 32-bit loops never pay for
 /// 64-bit division, which the GPU does in a long software sequence.
 pub trait Distance:
-    Copy + Ord + core::fmt::Debug + Into<u64> + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self> + Rem<Output = Self>
+    Copy + Ord + core::fmt::Debug + Into<u64> + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self>
 {
     const ZERO: Self;
     const ONE: Self;
     fn wrapping_add(self, other: Self) -> Self;
     fn wrapping_mul(self, other: Self) -> Self;
+    /// `self / d` for a divisor the caller knows is not zero (0 if it is).
+    /// No `/` on purpose: its division-by-zero panic is a call, and in a
+    /// non-kernel function every call costs callee-saved registers.
+    fn div_nonzero(self, d: Self) -> Self;
+    /// `self % d`, likewise.
+    fn rem_nonzero(self, d: Self) -> Self;
 }
 
 macro_rules! distance {
@@ -29,6 +35,14 @@ macro_rules! distance {
             #[inline(always)]
             fn wrapping_mul(self, other: Self) -> Self {
                 <$u>::wrapping_mul(self, other)
+            }
+            #[inline(always)]
+            fn div_nonzero(self, d: Self) -> Self {
+                self.checked_div(d).unwrap_or(0)
+            }
+            #[inline(always)]
+            fn rem_nonzero(self, d: Self) -> Self {
+                self.checked_rem(d).unwrap_or(0)
             }
         }
     };

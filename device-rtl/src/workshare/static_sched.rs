@@ -36,7 +36,7 @@ pub fn static_chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, coun
     if lb > ub {
         return empty(ub, stride);
     }
-    let last_chunk = diff / chunk;
+    let last_chunk = diff.div_nonzero(chunk);
     if id > last_chunk {
         return empty(ub, stride);
     }
@@ -44,7 +44,7 @@ pub fn static_chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, coun
     let rest = diff - start;
     let len_minus_one = if chunk - T::Unsigned::ONE < rest { chunk - T::Unsigned::ONE } else { rest };
     let first = lb.offset(start);
-    StaticChunk { lb: first, ub: first.offset(len_minus_one), stride, last: last_chunk % count == id }
+    StaticChunk { lb: first, ub: first.offset(len_minus_one), stride, last: last_chunk.rem_nonzero(count) == id }
 }
 
 /// `schedule(static)`: one contiguous block per entity, sizes differing by
@@ -55,7 +55,7 @@ pub fn static_balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticCh
     let one = T::Unsigned::ONE;
     // trip = diff + 1 = q*n + r + 1; derive trip/n and trip%n without forming
     // trip, which overflows for a full-range loop.
-    let (q, r) = (diff / n, diff % n);
+    let (q, r) = (diff.div_nonzero(n), diff.rem_nonzero(n));
     let (small, extras) = if r + one == n { (q + one, T::Unsigned::ZERO) } else { (q, r + one) };
     // Past the last iteration: a stride that takes every entity out of the loop.
     let stride = T::stride(diff.wrapping_add(one));
