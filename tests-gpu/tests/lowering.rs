@@ -122,7 +122,12 @@ fn runtime_stack_frames_stay_small() {
     assert!(frames.len() > 50, "ptxas -v printed no frames:\n{log}");
     let worst = frames.iter().max_by_key(|f| f.1).unwrap();
     assert!(worst.1 <= 256, "largest runtime stack frame: {worst:?}");
+    // 120 bytes measured (2026-11-23) once the serialized and generic-mode
+    // paths were inlined into it: the out-of-line call here keeps the region's
+    // function, arguments and count across the thread-state calls, which
+    // costs 24 bytes, while kernels that inline it save 6-14 registers
+    // (docs/lowering-report.md).
     let parallel = frames.iter().filter(|f| f.0.contains("parallel_60")).map(|f| f.1).max().unwrap();
-    assert!(parallel <= 96, "parallel_60 frame {parallel} bytes");
+    assert!(parallel <= 128, "parallel_60 frame {parallel} bytes");
     let _ = std::fs::remove_dir_all(&dir);
 }
