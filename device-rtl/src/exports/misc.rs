@@ -6,6 +6,7 @@ use crate::{memory, reduction};
 use omprt_abi::reduction::{InterWarpCopyFn, ListGlobalFn, ShuffleReduceFn};
 
 #[unsafe(no_mangle)]
+#[inline(always)]
 pub unsafe extern "C-unwind" fn __kmpc_nvptx_parallel_reduce_nowait_v2(
     _loc: IdentPtr,
     _size: i64,
@@ -18,6 +19,7 @@ pub unsafe extern "C-unwind" fn __kmpc_nvptx_parallel_reduce_nowait_v2(
 }
 
 #[unsafe(no_mangle)]
+#[inline(always)]
 pub unsafe extern "C-unwind" fn __kmpc_nvptx_teams_reduce_nowait_v2(
     _loc: IdentPtr,
     buffer: VoidPtr,
