@@ -74,8 +74,7 @@ unsafe fn serialized(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) 
 /// `level + 1` for a serialized region; returns whether the team state (not
 /// a thread state) carries it. Inlined on purpose: out of line, ptxas gave it
 /// 36-46 registers (a non-kernel function pays for callee-saved registers),
-/// and that became the count of every kernel with a parallel region; inside
-/// the kernel it costs none (saxpy: 32 registers either way).
+/// and that became the count of every kernel with a parallel region.
 #[inline(always)]
 fn enter_serialized() -> bool {
     if mapping::is_main_thread_in_generic_mode() && state::icvs().level == 0 {
@@ -89,8 +88,7 @@ fn enter_serialized() -> bool {
     false
 }
 
-#[inline(never)]
-#[cold]
+#[inline(always)]
 fn exit_serialized(on_team_state: bool) {
     if on_team_state {
         state::update_team(|t| t.icvs.level -= 1);

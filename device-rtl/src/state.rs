@@ -195,10 +195,9 @@ pub fn current_thread_state() -> *mut ThreadState {
     own_state_in_slot_array()
 }
 
-/// The calling thread's innermost state once the slot array exists. Out of
-/// line, so the hot path above stays a plain load LLVM can merge across
-/// queries; the acquire fence makes the slots' zeroing visible (a stale L1
-/// line of reused heap memory would otherwise look like a state).
+/// The calling thread's innermost state once the slot array exists. The
+/// acquire fence makes the slots' zeroing visible (a stale L1 line of reused
+/// heap memory would otherwise look like a state).
 #[inline(always)]
 fn own_state_in_slot_array() -> *mut ThreadState {
     core::sync::atomic::fence(Ordering::Acquire);
@@ -252,10 +251,8 @@ fn existing_slots() -> *mut ThreadSlots {
 }
 
 /// Allocates the zeroed slot array and installs it, unless another thread
-/// was first. Out of line and cold, keeping nothing live across its calls
-/// (see `memory::heap_alloc`).
-#[inline(never)]
-#[cold]
+/// was first. Inlined like `memory::heap_alloc`.
+#[inline(always)]
 fn install_slot_array() {
     let bytes = mapping::num_threads_in_block() as u64 * core::mem::size_of::<ThreadSlots>() as u64;
     let fresh = crate::memory::heap_alloc(bytes).cast::<ThreadSlots>();
@@ -275,8 +272,6 @@ pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
     }
-    // Calls first, then memory-to-memory copies, so no value lives across a
-    // call (see `memory::heap_alloc`).
     if slot_array_if_any().is_null() {
         install_slot_array();
     }

@@ -227,8 +227,8 @@ pub fn spin_pause() {
 }
 
 /// Prints a NUL-terminated message with the device printf, then traps.
-#[inline(never)]
-#[cold]
+/// Inlined: see `memory::heap_alloc`.
+#[inline(always)]
 pub fn trap_with_message(message: &[u8]) -> ! {
     // SAFETY: `message` is NUL-terminated (callers pass byte-string literals
     // ending in \0) and has no format directives; vprintf reads no arguments.
