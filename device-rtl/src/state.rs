@@ -209,10 +209,11 @@ fn own_state_in_slot_array() -> *mut ThreadState {
 
 /// The team's slot array, or null while no thread has needed one.
 ///
-/// Every ICV query comes through here, so this is a plain load that LLVM may
-/// merge with its neighbours. An atomic one cannot be merged, and an acquire
-/// load of shared memory at system scope (`ld.acquire.sys`) invalidates the L1
-/// cache on every call: it halved the bandwidth of streaming kernels. The
+/// Every ICV query comes through here, about ten times per parallel region of
+/// an SPMD loop, so this is a plain load that LLVM may merge with its
+/// neighbours. An atomic one cannot be merged, and the acquire load it used to
+/// be (`ld.acquire.sys`) orders every later load of the thread behind it,
+/// which at system scope means bypassing or invalidating the L1 cache. The
 /// race with the installing compare-and-swap is benign: a thread sees null
 /// or the array, and reads the slots only after an acquire fence.
 #[inline(always)]

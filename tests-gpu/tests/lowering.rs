@@ -146,7 +146,7 @@ fn spmd_kernel_keeps_its_static_cost() {
     assert_eq!(cost.stack_bytes, 0, "{name}: stack frame");
     assert!(cost.smem_bytes <= 88, "{name}: {} bytes of static shared memory", cost.smem_bytes);
     // Every ICV query reads the thread-state pointer; an acquire load there
-    // (`ld.acquire.sys`, which invalidates L1) once sat in this kernel's loop.
+    // (`ld.acquire.sys`) once sat in this kernel's loop, ten times per region.
     let ptx = dir.join("saxpy.s");
     tools::run(
         std::process::Command::new(tools::clang().unwrap())
