@@ -162,3 +162,48 @@ pub fn end_sharing_variables_of(n: u64) {
 pub fn shared_variables() -> *mut *mut c_void {
     state::team(|t| t.shared_args)
 }
+
+/// Where the thread that ran a `single` publishes its `copyprivate` list; its
+/// own static, so only kernels with `copyprivate` reserve it.
+pub struct CopyPrivateSlot(pub core::cell::UnsafeCell<*mut core::ffi::c_void>);
+
+// SAFETY: written by one thread before a team barrier, read by the others
+// after it, and not written again before the next barrier.
+unsafe impl Sync for CopyPrivateSlot {}
+// SAFETY: as for `state::TeamSharedCell`: an address shared by the team.
+unsafe impl Send for CopyPrivateSlot {}
+
+impl CopyPrivateSlot {
+    pub const fn new() -> Self {
+        CopyPrivateSlot(core::cell::UnsafeCell::new(core::ptr::null_mut()))
+    }
+}
+
+impl Default for CopyPrivateSlot {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The `copy(to, from)` function clang generates for a `copyprivate` list.
+pub type CopyPrivateFn = unsafe extern "C" fn(*mut core::ffi::c_void, *mut core::ffi::c_void);
+
+/// `__kmpc_copyprivate`: the thread that ran the `single` (`didit`) publishes
+/// its list; after a team barrier every other thread copies from it; a second
+/// barrier keeps the single thread's variables alive until all have copied.
+///
+/// # Safety
+/// `data` is this thread's list, `copy` clang's function for such lists.
+pub unsafe fn copyprivate(data: *mut core::ffi::c_void, copy: CopyPrivateFn, didit: bool) {
+    let slot = arch::team_copyprivate().0.get();
+    if didit {
+        // SAFETY: only the single thread writes, before the barrier.
+        unsafe { *slot = data };
+    }
+    crate::sync::team_barrier();
+    if !didit {
+        // SAFETY: the single thread's list stays alive until the barrier below.
+        unsafe { copy(data, *slot) };
+    }
+    crate::sync::team_barrier();
+}

@@ -79,3 +79,4 @@ pub fn test_lock(lock: &AtomicU32) -> bool {
     }
     taken
 }
+

@@ -392,3 +392,59 @@ fn omp_alloc_respects_allocators_and_alignment() {
         omp_free(std::ptr::null_mut(), 1);
     });
 }
+
+// ---- single copyprivate ----
+
+/// One value per thread: what `copyprivate` left in its private copy.
+type Copies = (std::cell::UnsafeCell<[[i64; 96]; 2]>, AtomicU32);
+
+unsafe extern "C" fn copy_i64(to: *mut c_void, from: *mut c_void) {
+    // clang's copy function: element 0 of each list points at the variable.
+    unsafe { **(to as *mut *mut i64) = **(from as *mut *mut i64) }
+}
+
+extern "C-unwind" fn single_copyprivate(_g: *mut i32, _b: *mut i32, c: *mut c_void) {
+    let (out, singles) = unsafe { &*(c as *const Copies) };
+    let mut private: i64 = -1;
+    let mut list = [&raw mut private as *mut c_void];
+    unsafe {
+        let mut didit = 0;
+        if __kmpc_single(std::ptr::null(), 0) != 0 {
+            singles.fetch_add(1, Ordering::Relaxed);
+            private = 1000 + omp_get_team_num() as i64;
+            didit = 1;
+            __kmpc_end_single(std::ptr::null(), 0);
+        }
+        __kmpc_copyprivate(std::ptr::null(), 0, 8, list.as_mut_ptr().cast(), copy_i64 as *mut c_void, didit);
+        (*out.get())[omp_get_team_num() as usize][omp_get_thread_num() as usize] = private;
+    }
+}
+
+#[test]
+fn copyprivate_broadcasts_the_single_threads_value() {
+    let env = Shared(kernel_env(ExecMode::SPMD, 96));
+    let state: Shared<Copies> = Shared((std::cell::UnsafeCell::new([[0; 96]; 2]), AtomicU32::new(0)));
+    sim::launch(2, 96, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let mut args = [state.get() as *const _ as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, single_copyprivate as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        __kmpc_target_deinit();
+    });
+    let out = unsafe { &*state.get().0.get() };
+    assert_eq!(state.get().1.load(Ordering::Relaxed), 2, "one single per team");
+    for (team, values) in out.iter().enumerate() {
+        assert!(values.iter().all(|&v| v == 1000 + team as i64), "team {team}: {values:?}");
+    }
+    // The generic-mode main thread outside a region is a team of one: it runs
+    // the single itself and nothing waits for it.
+    let env = Shared(kernel_env(ExecMode::GENERIC, 64));
+    let state: Shared<Copies> = Shared((std::cell::UnsafeCell::new([[0; 96]; 2]), AtomicU32::new(0)));
+    sim::launch(1, 64, || unsafe {
+        if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+            return;
+        }
+        single_copyprivate(std::ptr::null_mut(), std::ptr::null_mut(), state.get() as *const _ as *mut c_void);
+        __kmpc_target_deinit();
+    });
+    assert_eq!(unsafe { (*state.get().0.get())[0][0] }, 1000);
+}

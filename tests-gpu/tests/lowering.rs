@@ -163,3 +163,16 @@ fn spmd_kernel_keeps_its_static_cost() {
     assert!(!text.contains("ld.acquire"), "an acquire load in saxpy's device code");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The reduction entry points reach clang with `alwaysinline`, so its
+/// shuffle and copy callbacks become direct calls in the kernel.
+#[test]
+fn reduction_entry_points_are_always_inlined() {
+    let ir = runtime_ir();
+    for name in ["__kmpc_nvptx_parallel_reduce_nowait_v2", "__kmpc_nvptx_teams_reduce_nowait_v2"] {
+        let define = ir.lines().find(|l| l.starts_with("define") && l.contains(&format!("@{name}("))).unwrap_or_else(|| panic!("{name} not defined"));
+        let group = define.split_whitespace().rev().find(|w| w.starts_with('#')).unwrap_or_else(|| panic!("{name}: no attributes"));
+        let attrs = ir.lines().find(|l| l.starts_with(&format!("attributes {group} = "))).unwrap();
+        assert!(attrs.contains("alwaysinline"), "{name}: {attrs}");
+    }
+}
