@@ -79,4 +79,3 @@ pub fn test_lock(lock: &AtomicU32) -> bool {
     }
     taken
 }
-

@@ -283,15 +283,6 @@ pub fn team_stack() -> &'static crate::memory::SharedStack {
     &TEAM_STACK
 }
 
-/// The `copyprivate` slot (see `memory::CopyPrivateSlot`).
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_COPYPRIVATE: crate::memory::CopyPrivateSlot = crate::memory::CopyPrivateSlot::new();
-
-#[inline(always)]
-pub fn team_copyprivate() -> &'static crate::memory::CopyPrivateSlot {
-    &TEAM_COPYPRIVATE
-}
-
 /// The team's generic-mode argument slots (see `memory::ArgSlots`).
 #[unsafe(link_section = ".omprt.shared")]
 static TEAM_ARG_SLOTS: crate::memory::ArgSlots = crate::memory::ArgSlots::new();

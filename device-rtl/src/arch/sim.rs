@@ -90,7 +90,6 @@ struct Block {
     dispatch: crate::workshare::dispatch::TeamDispatch,
     stack: crate::memory::SharedStack,
     arg_slots: crate::memory::ArgSlots,
-    copyprivate: crate::memory::CopyPrivateSlot,
 }
 
 struct Grid {
@@ -147,7 +146,6 @@ where
                 dispatch: crate::workshare::dispatch::TeamDispatch::new(),
                 stack: crate::memory::SharedStack::new(),
                 arg_slots: crate::memory::ArgSlots::new(),
-                copyprivate: crate::memory::CopyPrivateSlot::new(),
             })
         })
         .collect();
@@ -371,11 +369,6 @@ pub fn team_shared() -> &'static TeamSharedCell {
 pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.dispatch as *const crate::workshare::dispatch::TeamDispatch) })
-}
-
-pub fn team_copyprivate() -> &'static crate::memory::CopyPrivateSlot {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.copyprivate as *const crate::memory::CopyPrivateSlot) })
 }
 
 pub fn team_arg_slots() -> &'static crate::memory::ArgSlots {
