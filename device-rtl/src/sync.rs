@@ -31,10 +31,7 @@ pub fn all_threads() {
 /// `__kmpc_barrier`: the threads of the current team meet.
 pub fn team_barrier() {
     if mapping::is_spmd_mode() {
-        let level = state::icvs().level;
-        if level == 1 {
-            spmd_region_barrier();
-        } else if level == 0 {
+        if state::icvs().level <= 1 {
             arch::sync_threads_aligned();
         } else {
             // A serialized nested region is a team of one.
@@ -49,39 +46,6 @@ pub fn team_barrier() {
         // The main thread outside a region, or a serialized region: a team
         // of one, for which a barrier is only a fence.
         arch::fence_block();
-    }
-}
-
-/// A barrier inside an SPMD kernel's parallel region. A team smaller than the
-/// block (`num_threads`) must not use the block barrier: the threads outside
-/// the team wait at the region's end on that barrier, and would release the
-/// team early and then pair with the wrong barrier (upstream's runtime uses
-/// the block barrier here: `__kmpc_barrier` in its Synchronization.cpp). A team of whole warps meets on its own counted barrier, a
-/// team inside one warp on a warp barrier. A team of more than a warp that
-/// does not end on a warp boundary cannot be counted by the hardware (the
-/// count must be a multiple of 32), and keeps the block barrier.
-///
-/// Out of line, as a leaf function (no stack, few registers): inlined, the
-/// three variants grew every worksharing loop's outlined region past LLVM's
-/// inlining budget (ordered.c: 51 -> 118 registers).
-#[inline(never)]
-fn spmd_region_barrier() {
-    let team = state::team(|t| t.parallel_team_size);
-    if team == 0 {
-        arch::sync_threads_aligned();
-    } else {
-        partial_team_barrier(team);
-    }
-}
-
-#[inline(always)]
-fn partial_team_barrier(team: u32) {
-    if team < arch::WARP_SIZE {
-        arch::sync_warp(u32::MAX >> (arch::WARP_SIZE - team));
-    } else if team % arch::WARP_SIZE == 0 {
-        arch::sync_threads_counted(BARRIER_TEAM, team);
-    } else {
-        arch::sync_threads_aligned();
     }
 }
 

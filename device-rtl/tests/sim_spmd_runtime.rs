@@ -247,38 +247,3 @@ fn unknown_schedule_traps_naming_the_entry_point() {
     });
     assert!(msg.contains("__kmpc_for_static_init_4"), "{msg}");
 }
-
-extern "C-unwind" fn team_barrier_phases(_g: *mut i32, _b: *mut i32, counter: *mut c_void) {
-    let counter = unsafe { &*(counter as *const AtomicI32) };
-    let n = omp_get_num_threads();
-    for phase in 1..=4 {
-        counter.fetch_add(1, Ordering::SeqCst);
-        unsafe { __kmpc_barrier(std::ptr::null(), 0) };
-        // Every thread of the team has arrived, and none has gone on to the
-        // next phase's increment before all of this phase's reads.
-        let seen = counter.load(Ordering::SeqCst);
-        assert!(seen >= phase * n && seen <= phase * n, "phase {phase}: {seen} arrivals, team of {n}");
-        unsafe { __kmpc_barrier(std::ptr::null(), 0) };
-    }
-}
-
-/// `num_threads` below the block size in an SPMD kernel: the team's barriers
-/// must hold only the team (the other threads wait at the region's end).
-#[test]
-fn barriers_of_a_partial_spmd_team_hold_only_the_team() {
-    for team in [64, 8, 96, 1] {
-        let env = spmd();
-        let counters = [AtomicI32::new(0), AtomicI32::new(0)];
-        sim::launch(1, 128, || unsafe {
-            __kmpc_target_init(env.get(), no_launch_env());
-            for c in &counters {
-                let mut args = [c as *const _ as *mut c_void];
-                __kmpc_parallel_60(std::ptr::null(), 0, 1, team, -1, team_barrier_phases as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
-            }
-            __kmpc_target_deinit();
-        });
-        for c in &counters {
-            assert_eq!(c.load(Ordering::SeqCst), 4 * team, "team of {team}");
-        }
-    }
-}

@@ -249,18 +249,9 @@ fn warp_of(t: &SimThread) -> &Warp {
     &t.block.warps[(t.tid / WARP_SIZE) as usize]
 }
 
-pub fn sync_warp(mask: u32) {
-    let live = active_mask();
-    if mask & live == live {
-        with(|t| warp_of(t).barrier.wait(&t.grid.poisoned))
-    } else {
-        // Some lanes of the warp: a rendezvous of just those, on an id per warp.
-        let warp = thread_id_in_block() / WARP_SIZE;
-        sync_threads_counted(WARP_SUBSET_BARRIER + warp, (mask & live).count_ones())
-    }
+pub fn sync_warp(_mask: u32) {
+    with(|t| warp_of(t).barrier.wait(&t.grid.poisoned))
 }
-/// Ids of the sim's per-warp subset rendezvous, above any `bar.sync` id (0-15).
-const WARP_SUBSET_BARRIER: u32 = 1 << 16;
 /// The live lanes of the caller's warp (the sim models converged warps).
 pub fn active_mask() -> u32 {
     with(|t| {
