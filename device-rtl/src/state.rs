@@ -200,11 +200,8 @@ pub fn current_thread_state() -> *mut ThreadState {
 /// heap memory would otherwise look like a state).
 #[inline(always)]
 fn own_state_in_slot_array() -> *mut ThreadState {
-    core::sync::atomic::fence(Ordering::Acquire);
-    let states = slot_array_if_any();
-    // SAFETY: the array has one slot per thread of the block; only this
-    // thread reads or writes its slot.
-    unsafe { (*states.add(mapping::thread_id_in_block() as usize)).state }
+    // SAFETY: only this thread reads or writes its slot.
+    unsafe { (*existing_slots()).state }
 }
 
 /// The team's slot array, or null while no thread has needed one.
@@ -273,11 +270,8 @@ pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
     }
-    if slot_array_if_any().is_null() {
-        install_slot_array();
-    }
+    let slots = my_slots();
     let state = crate::memory::heap_alloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
-    let slots = existing_slots();
     // SAFETY: this thread's slot; `state` is a fresh allocation; the team
     // state is only written between barriers this thread is not inside.
     unsafe {
@@ -292,12 +286,10 @@ pub fn enter_data_environment() -> *mut ThreadState {
 
 /// Pops the thread's innermost state.
 pub fn exit_data_environment() {
-    let states = slot_array_if_any();
-    debug::check(!states.is_null(), debug::message!("no data environment to leave: omp thread state"));
-    core::sync::atomic::fence(Ordering::Acquire);
+    debug::check(!slot_array_if_any().is_null(), debug::message!("no data environment to leave: omp thread state"));
     // SAFETY: this thread's slot and the state it pushed.
     unsafe {
-        let slot = &raw mut (*states.add(mapping::thread_id_in_block() as usize)).state;
+        let slot = &raw mut (*existing_slots()).state;
         let top = *slot;
         *slot = (*top).previous;
         arch::free(top.cast());
