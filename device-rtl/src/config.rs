@@ -91,3 +91,12 @@ pub fn assume_no_nested_parallelism() -> bool {
     // SAFETY: as above.
     unsafe { read(&__omp_rtl_assume_no_nested_parallelism) != 0 }
 }
+
+/// Whether a parallel region of this kernel may start inside another: not
+/// under `-fopenmp-assume-no-nested-parallelism`, nor when the kernel
+/// environment says so (clang sets the flag, openmp-opt clears it when it
+/// proves no nesting).
+#[inline(always)]
+pub fn may_use_nested_parallelism() -> bool {
+    !assume_no_nested_parallelism() && crate::state::team(|t| t.may_use_nested_parallelism != 0)
+}

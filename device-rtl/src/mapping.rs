@@ -72,8 +72,18 @@ pub fn ancestor_thread_num(level: i32) -> i32 {
     if level < 0 || level as u32 > icvs.level {
         return -1;
     }
-    // Only level 1 can be active on a GPU; every other level is a team of one.
-    if level == 1 && icvs.active_level == 1 { thread_id_in_block() as i32 } else { 0 }
+    if in_active_team(level, &icvs) { thread_id_in_block() as i32 } else { 0 }
+}
+
+/// Whether `level` is the active region of the calling thread. Only level 1
+/// can be active on a GPU; every other level is a team of one. In SPMD mode
+/// level 1 is always the collective region (nested ones are level 2 or
+/// deeper), whose published team size is right even for a team of one; not
+/// reading `active_level` there lets openmp-opt fold these queries, since
+/// the active level stored per region depends on the block size.
+#[inline(always)]
+fn in_active_team(level: i32, icvs: &state::Icvs) -> bool {
+    level == 1 && (is_spmd_mode() || icvs.active_level == 1)
 }
 
 /// `omp_get_team_size(level)` for the calling thread.
@@ -82,7 +92,7 @@ pub fn team_size(level: i32) -> i32 {
     if level < 0 || level as u32 > icvs.level {
         return -1;
     }
-    if level == 1 && icvs.active_level == 1 { active_team_size() as i32 } else { 1 }
+    if in_active_team(level, &icvs) { active_team_size() as i32 } else { 1 }
 }
 
 /// OpenMP `omp_get_thread_num()` within the innermost region.

@@ -13,7 +13,7 @@
 //!   Team sizes are multiples of the warp size (`n < 32` runs serialized).
 #![allow(unsafe_code)]
 
-use crate::{arch, debug, mapping, memory, state, sync};
+use crate::{arch, config, debug, mapping, memory, state, sync};
 use core::ffi::c_void;
 
 /// Team size for a region asking for `requested` threads (-1 = no clause).
@@ -31,10 +31,16 @@ pub fn threads_for_region(requested: i32) -> u32 {
 }
 
 /// Whether a region reached from the current state must run serialized.
+///
+/// A GPU has one level of active parallelism: anything nested runs
+/// serialized. (SPMD handles `if(false)` as a collective team of one.) The
+/// level is only read when the kernel may nest regions: openmp-opt clears
+/// that flag in the kernel environment when it proves no region is reached
+/// from another, the serialized path then folds away, and with it every
+/// write of a thread state, so each ICV query of the kernel becomes a
+/// constant (saxpy: no team-state access left, as with LLVM's runtime).
 fn must_serialize(if_expr: i32) -> bool {
-    // A GPU has one level of active parallelism: anything nested runs
-    // serialized. (SPMD handles `if(false)` as a collective team of one.)
-    (if_expr == 0 && !mapping::is_spmd_mode()) || state::icvs().level > 0
+    (if_expr == 0 && !mapping::is_spmd_mode()) || (config::may_use_nested_parallelism() && state::icvs().level > 0)
 }
 
 /// # Safety
@@ -112,6 +118,12 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
         });
     }
     arch::sync_threads_aligned();
+    // What every thread now sees, stated for the optimizer (upstream asserts
+    // the same): the region's ICV queries then fold to constants, where the
+    // store of thread 0 alone does not let openmp-opt prove it for the others.
+    // SAFETY: thread 0 stored it before the barrier and nobody changes it
+    // until the barrier after the region.
+    state::team(|t| unsafe { core::hint::assert_unchecked(t.icvs.level == 1) });
     let n = mapping::active_team_size();
     if tid < n {
         let n_states = thread_state_mark();

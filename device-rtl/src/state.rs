@@ -67,8 +67,11 @@ pub struct TeamState {
     /// Generic mode: the captured variables of the current region.
     pub shared_args: *mut *mut c_void,
     /// Per-thread slots, `num_threads_in_block` of them, allocated the first
-    /// time any thread needs one.
-    pub thread_states: AtomicPtr<ThreadSlots>,
+    /// time any thread needs one. A plain field, installed and released with
+    /// atomics through [`thread_states_cell`]: openmp-opt's Attributor folds
+    /// loads of team-state fields only when every write to them is a plain
+    /// store whose value it can see.
+    pub thread_states: *mut ThreadSlots,
     /// Bytes of the shared-memory stack in use (see `memory`).
     pub stack_top: u32,
     /// Teams reduction: the master tells its team that it arrived last.
@@ -126,7 +129,7 @@ impl TeamSharedCell {
                 launch_env: core::ptr::null_mut(),
                 parallel_region_fn: core::ptr::null_mut(),
                 shared_args: core::ptr::null_mut(),
-                thread_states: AtomicPtr::new(core::ptr::null_mut()),
+                thread_states: core::ptr::null_mut(),
                 stack_top: 0,
                 teams_reduce_last: 0,
             },
@@ -170,7 +173,17 @@ pub fn update_team(f: impl FnOnce(&mut TeamState)) {
 /// Resets the team state at kernel start; called by the team's initial thread.
 pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLaunchEnvironment, exec_mode: u8, nested: u8) {
     update_team(|t| {
-        t.icvs = Icvs::INITIAL;
+        // Field by field: a struct copy becomes a memcpy, whose written
+        // values openmp-opt cannot see, and then no ICV load of the kernel
+        // folds to a constant.
+        let Icvs { nthreads, level, active_level, max_active_levels, run_sched, run_sched_chunk, dynamic } = Icvs::INITIAL;
+        t.icvs.nthreads = nthreads;
+        t.icvs.level = level;
+        t.icvs.active_level = active_level;
+        t.icvs.max_active_levels = max_active_levels;
+        t.icvs.run_sched = run_sched;
+        t.icvs.run_sched_chunk = run_sched_chunk;
+        t.icvs.dynamic = dynamic;
         t.parallel_team_size = 0;
         t.exec_mode = exec_mode;
         t.may_use_nested_parallelism = nested;
@@ -178,7 +191,7 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
         t.launch_env = launch_env;
         t.parallel_region_fn = core::ptr::null_mut();
         t.shared_args = core::ptr::null_mut();
-        t.thread_states.store(core::ptr::null_mut(), Ordering::Relaxed);
+        t.thread_states = core::ptr::null_mut();
         t.stack_top = 0;
     });
 }
@@ -215,8 +228,7 @@ fn own_state_in_slot_array() -> *mut ThreadState {
 /// or the array, and reads the slots only after an acquire fence.
 #[inline(always)]
 pub fn slot_array_if_any() -> *mut ThreadSlots {
-    // SAFETY: an aligned pointer-sized read of the team state; see above.
-    team(|t| unsafe { t.thread_states.as_ptr().read() })
+    team(|t| t.thread_states)
 }
 
 /// The ICVs the calling thread sees.
@@ -258,7 +270,7 @@ fn install_slot_array() {
         // SAFETY: `fresh` holds one slot per thread of the block.
         unsafe { fresh.add(i).write(ThreadSlots { state: core::ptr::null_mut(), dispatch: core::ptr::null_mut() }) };
     }
-    let won = team(|t| t.thread_states.compare_exchange(core::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Relaxed));
+    let won = thread_states_cell().compare_exchange(core::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Relaxed);
     if won.is_err() {
         arch::free(fresh.cast());
     }
@@ -312,11 +324,22 @@ pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
     }
 }
 
+/// The slot-array pointer as an atomic, for installing it.
+#[inline(always)]
+fn thread_states_cell() -> &'static AtomicPtr<ThreadSlots> {
+    // SAFETY: the field is aligned and lives as long as the team; concurrent
+    // accesses to it are this compare-and-swap and the benign plain read above.
+    unsafe { AtomicPtr::from_ptr(&raw mut (*team_ptr()).thread_states) }
+}
+
 /// Releases the thread-state array at the end of a kernel. All threads that
-/// could use it must be done (see `kernel::target_deinit`).
+/// could use it must be done (see `kernel::target_deinit`), so plain accesses
+/// suffice; an atomic exchange here would be a write of unknown value to
+/// openmp-opt, and no load of the slot-array pointer would fold to null.
 pub fn release_thread_states() {
-    let states = team(|t| t.thread_states.swap(core::ptr::null_mut(), Ordering::AcqRel));
+    let states = slot_array_if_any();
     if !states.is_null() {
+        update_team(|t| t.thread_states = core::ptr::null_mut());
         arch::free(states.cast());
     }
 }
