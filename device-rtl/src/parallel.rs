@@ -118,12 +118,12 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
         });
     }
     arch::sync_threads_aligned();
-    // What every thread now sees, stated for the optimizer (upstream asserts
-    // the same): the region's ICV queries then fold to constants, where the
-    // store of thread 0 alone does not let openmp-opt prove it for the others.
+    // What every thread now sees, stated for the optimizer: the region's ICV
+    // queries then fold to constants, where thread 0's store alone does not
+    // let openmp-opt prove the value for the other threads.
     // SAFETY: thread 0 stored it before the barrier and nobody changes it
     // until the barrier after the region.
-    state::team(|t| unsafe { core::hint::assert_unchecked(t.icvs.level == 1) });
+    unsafe { arch::assume_u32_eq(&raw const (*state::team_ptr()).icvs.level, 1) };
     let n = mapping::active_team_size();
     if tid < n {
         let n_states = thread_state_mark();
@@ -180,7 +180,14 @@ unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut
 /// part of that region's team. A null function means the kernel is done.
 pub fn kernel_parallel(work: &mut *mut c_void) -> bool {
     *work = state::team(|t| t.parallel_region_fn);
-    !work.is_null() && mapping::thread_id_in_block() < mapping::active_team_size()
+    let in_team = !work.is_null() && mapping::thread_id_in_block() < mapping::active_team_size();
+    if in_team {
+        // As in `spmd_region`: the main thread published the level before
+        // the barrier that released this worker.
+        // SAFETY: the level stays 1 until the barrier that ends the region.
+        unsafe { arch::assume_u32_eq(&raw const (*state::team_ptr()).icvs.level, 1) };
+    }
+    in_team
 }
 
 /// `__kmpc_kernel_end_parallel`: drop ICV changes made inside the region.

@@ -13,7 +13,11 @@
 //!   definitions, which clang's `weak_odr` constants override;
 //! * functions carry no target-cpu/features, so one file serves sm_70…sm_120;
 //! * functions in section `.omprt.inline_later` trade `noinline` for `inlinehint`, so clang may
-//!   inline them into user code where their arguments are constants.
+//!   inline them into user code where their arguments are constants;
+//! * each call of the marker [`ASSUME_MARKER`] becomes `llvm.assume(load == value)`: a
+//!   fact the runtime states about shared memory, for openmp-opt in the user's compile.
+//!   Written as `llvm.assume` in Rust, rustc's own pipeline drops it (the load has no
+//!   other use) before clang ever sees it.
 //!
 //! It then *checks* the result: a mutable global left in global memory, or a
 //! non-internal symbol that is not part of the runtime's API, is an error.
@@ -27,6 +31,9 @@ pub const DEVICE_GLOBAL_SECTION: &str = ".omprt.device_global";
 /// Section marking a function rustc must not inline but clang may: its
 /// `noinline` is dropped after rustc's optimisation.
 pub const INLINE_LATER_SECTION: &str = ".omprt.inline_later";
+/// The function the runtime calls, `(ptr, i32)`, to state that the `u32` at
+/// the pointer holds the value there (`arch::nvptx::assume_u32_eq`).
+pub const ASSUME_MARKER: &str = "__omprt_assume_u32_eq";
 
 /// What the rewrite did, for the build log and the tests.
 #[derive(Debug, Default)]
@@ -81,6 +88,7 @@ pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteRepo
         }
     }
     let lines = release_inline_later(lines);
+    let lines = expand_assumes(lines)?;
     // Rewrite uses after all definitions are known (uses may precede them).
     let mut out = String::with_capacity(ir.len() + 4096);
     for line in &lines {
@@ -144,6 +152,79 @@ fn release_inline_later(mut lines: Vec<String>) -> Vec<String> {
         }
     }
     lines
+}
+
+/// Replaces each call of [`ASSUME_MARKER`] with a load, a comparison and an
+/// `llvm.assume`, and drops the marker's declaration.
+fn expand_assumes(lines: Vec<String>) -> Result<Vec<String>> {
+    let call = format!("@{ASSUME_MARKER}(");
+    let mut out = Vec::with_capacity(lines.len());
+    let mut expanded = 0;
+    for line in lines {
+        let Some(at) = line.find(&call) else {
+            out.push(line);
+            continue;
+        };
+        if line.starts_with("declare ") {
+            continue;
+        }
+        let bad = || format!("cannot expand the {ASSUME_MARKER} call in: {line}");
+        let is_call = line.starts_with(' ') && line[..at].trim_start().trim_start_matches("tail ").starts_with("call void ");
+        let args = call_arguments(&line[at + call.len()..]).filter(|_| is_call).ok_or_else(bad)?;
+        let [ptr, value] = args.as_slice() else { return Err(bad()) };
+        let (ptr, value) = (operand(ptr, "ptr").ok_or_else(bad)?, operand(value, "i32").ok_or_else(bad)?);
+        expanded += 1;
+        let n = expanded;
+        out.push(format!("  %omprt.assume.{n} = load i32, ptr {ptr}, align 4"));
+        out.push(format!("  %omprt.assume.ok.{n} = icmp eq i32 %omprt.assume.{n}, {value}"));
+        out.push(format!("  call void @llvm.assume(i1 %omprt.assume.ok.{n})"));
+    }
+    if expanded > 0 && !out.iter().any(|l| l.starts_with("declare void @llvm.assume(")) {
+        out.push("declare void @llvm.assume(i1 noundef)".to_string());
+    }
+    Ok(out)
+}
+
+/// The arguments of a call, from just after its `(`: split at the commas
+/// outside parentheses, up to the matching `)`.
+fn call_arguments(rest: &str) -> Option<Vec<String>> {
+    let mut depth = 0;
+    let mut args = vec![String::new()];
+    for c in rest.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(args.into_iter().map(|a| a.trim().to_string()).collect()),
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        args.last_mut()?.push(c);
+    }
+    None
+}
+
+/// The value of a call argument `ty [attributes] value`.
+fn operand(arg: &str, ty: &str) -> Option<String> {
+    let mut rest = arg.strip_prefix(ty)?.trim_start();
+    loop {
+        let word_end = rest.find(|c: char| c == ' ' || c == '(').unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        let is_attribute = matches!(word, "noundef" | "nonnull" | "readonly" | "readnone" | "writeonly" | "noalias" | "nocapture")
+            || word == "align" || word == "dereferenceable" || word == "dereferenceable_or_null" || word == "captures";
+        if !is_attribute {
+            break;
+        }
+        rest = rest[word_end..].trim_start();
+        if word == "align" {
+            rest = rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start();
+        } else if rest.starts_with('(') {
+            rest = rest[rest.find(')')? + 1..].trim_start();
+        }
+    }
+    (!rest.is_empty()).then(|| rest.to_string())
 }
 
 fn config_default(name: &str) -> String {
@@ -406,6 +487,23 @@ attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n
         assert!(out.contains("attributes #0 = { convergent noinline nounwind }"));
         assert!(out.contains("  call void @a() #90001\n") && out.contains("  call void @b() #1\n"), "{out}");
         assert!(out.contains("attributes #90001 = { inlinehint }"), "{out}");
+    }
+
+    #[test]
+    fn assume_markers_become_assumptions_on_the_moved_global() {
+        let ir = "@_RNv4TEAM = internal global [8 x i8] undef, section \".omprt.shared\", align 8\n\
+define internal void @f() #0 {\n  tail call void @__omprt_assume_u32_eq(ptr noundef nonnull align 4 getelementptr inbounds nuw (i8, ptr @_RNv4TEAM, i64 4), i32 noundef 1) #1\n  ret void\n}\n\
+declare void @__omprt_assume_u32_eq(ptr noundef, i32 noundef) unnamed_addr #1\n";
+        let (out, _) = rewrite(ir, &[]).unwrap();
+        let gep = "getelementptr inbounds nuw (i8, ptr addrspacecast (ptr addrspace(3) @_RNv4TEAM to ptr), i64 4)";
+        assert!(out.contains(&format!("  %omprt.assume.1 = load i32, ptr {gep}, align 4\n")), "{out}");
+        assert!(out.contains("  %omprt.assume.ok.1 = icmp eq i32 %omprt.assume.1, 1\n"), "{out}");
+        assert!(out.contains("  call void @llvm.assume(i1 %omprt.assume.ok.1)\n"), "{out}");
+        assert!(out.contains("declare void @llvm.assume(i1 noundef)"), "{out}");
+        assert!(!out.contains(ASSUME_MARKER), "{out}");
+        // Anything but a plain call of the marker is an error, not a silent drop.
+        let odd = "define internal void @g() {\n  store ptr @__omprt_assume_u32_eq(ptr null, i32 1), ptr null\n  ret void\n}\n";
+        assert!(rewrite(odd, &[]).is_err());
     }
 
     #[test]

@@ -70,6 +70,11 @@ unsafe extern "C" {
     fn cuda_malloc(bytes: u64) -> *mut u8;
     #[link_name = "free"]
     fn cuda_free(ptr: *mut u8);
+
+    /// Becomes `llvm.assume(*p == v)` in xtask's IR rewrite (`ASSUME_MARKER`);
+    /// never reaches a user's link.
+    #[link_name = "__omprt_assume_u32_eq"]
+    fn assume_u32_eq_marker(p: *const u32, v: u32);
 }
 
 #[inline(always)]
@@ -103,6 +108,18 @@ pub fn global_timer_ns() -> u64 {
 pub fn lanemask_lt() -> u32 {
     // SAFETY: as above.
     unsafe { sreg_lanemask_lt() as u32 }
+}
+
+/// States for the optimizer that the `u32` at `p` holds `v` here, as seen by
+/// every thread reaching this point. openmp-opt uses such facts about shared
+/// memory that a single thread wrote (upstream states them with assertions).
+///
+/// # Safety
+/// It must hold: code after it is compiled as if it did.
+#[inline(always)]
+pub unsafe fn assume_u32_eq(p: *const u32, v: u32) {
+    // SAFETY: forwarded from the caller; the marker has no run-time effect.
+    unsafe { assume_u32_eq_marker(p, v) }
 }
 
 /// `bar.sync 0`: every thread of the block, converged, arrives.

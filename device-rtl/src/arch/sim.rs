@@ -222,6 +222,15 @@ pub fn lanemask_lt() -> u32 {
 pub fn sync_threads_aligned() {
     with(|t| t.block.barrier.wait(&t.grid.poisoned))
 }
+/// Checks what the GPU build states to the optimizer (see nvptx's).
+///
+/// # Safety
+/// `p` is valid for reads.
+pub unsafe fn assume_u32_eq(p: *const u32, v: u32) {
+    // SAFETY: forwarded from the caller.
+    let seen = unsafe { p.read_volatile() };
+    assert_eq!(seen, v, "omprt: a fact stated to the optimizer does not hold");
+}
 pub fn sync_threads_unaligned(_id: u32) {
     sync_threads_aligned()
 }
