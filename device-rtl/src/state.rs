@@ -66,12 +66,13 @@ pub struct TeamState {
     pub parallel_region_fn: *mut c_void,
     /// Generic mode: the captured variables of the current region.
     pub shared_args: *mut *mut c_void,
-    /// Per-thread slots, `num_threads_in_block` of them, allocated the first
-    /// time any thread needs one. A plain field, installed and released with
-    /// atomics through [`thread_states_cell`]: openmp-opt's Attributor folds
-    /// loads of team-state fields only when every write to them is a plain
-    /// store whose value it can see.
-    pub thread_states: *mut ThreadSlots,
+    /// Each thread's innermost ICV state: one pointer per thread of the block,
+    /// allocated the first time any thread needs one ([`PerThread`]).
+    pub thread_states: *mut *mut ThreadState,
+    /// Each thread's innermost dispatched loop (`workshare::dispatch`),
+    /// allocated likewise. An array of its own so that kernels with such
+    /// loops keep `thread_states` null and their ICV queries still fold.
+    pub loop_records: *mut *mut c_void,
     /// Bytes of the shared-memory stack in use (see `memory`).
     pub stack_top: u32,
     /// Teams reduction: the master tells its team that it arrived last.
@@ -94,15 +95,6 @@ pub struct TeamShared {
 pub struct ThreadState {
     pub icvs: Icvs,
     pub previous: *mut ThreadState,
-}
-
-/// What the runtime keeps per thread beyond registers, found through the
-/// team's lazily allocated slot array: the innermost ICV state and the
-/// innermost loop of `workshare::dispatch` that needs per-thread progress.
-#[repr(C)]
-pub struct ThreadSlots {
-    pub state: *mut ThreadState,
-    pub dispatch: *mut c_void,
 }
 
 /// The shared-memory cell. On the GPU its initialiser is dropped (shared
@@ -130,6 +122,7 @@ impl TeamSharedCell {
                 parallel_region_fn: core::ptr::null_mut(),
                 shared_args: core::ptr::null_mut(),
                 thread_states: core::ptr::null_mut(),
+                loop_records: core::ptr::null_mut(),
                 stack_top: 0,
                 teams_reduce_last: 0,
             },
@@ -192,6 +185,7 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
         t.parallel_region_fn = core::ptr::null_mut();
         t.shared_args = core::ptr::null_mut();
         t.thread_states = core::ptr::null_mut();
+        t.loop_records = core::ptr::null_mut();
         t.stack_top = 0;
     });
 }
@@ -199,36 +193,11 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
 /// The calling thread's own state, if it has one.
 #[inline(always)]
 pub fn current_thread_state() -> *mut ThreadState {
-    if config::assume_no_thread_state() {
+    if config::assume_no_thread_state() || THREAD_STATES.array_if_any().is_null() {
         return core::ptr::null_mut();
     }
-    if slot_array_if_any().is_null() {
-        return core::ptr::null_mut();
-    }
-    own_state_in_slot_array()
-}
-
-/// The calling thread's innermost state once the slot array exists. The
-/// acquire fence makes the slots' zeroing visible (a stale L1 line of reused
-/// heap memory would otherwise look like a state).
-#[inline(always)]
-fn own_state_in_slot_array() -> *mut ThreadState {
-    // SAFETY: only this thread reads or writes its slot.
-    unsafe { (*existing_slots()).state }
-}
-
-/// The team's slot array, or null while no thread has needed one.
-///
-/// Every ICV query comes through here, about ten times per parallel region of
-/// an SPMD loop, so this is a plain load that LLVM may merge with its
-/// neighbours. An atomic one cannot be merged, and the acquire load it used to
-/// be (`ld.acquire.sys`) orders every later load of the thread behind it,
-/// which at system scope means bypassing or invalidating the L1 cache. The
-/// race with the installing compare-and-swap is benign: a thread sees null
-/// or the array, and reads the slots only after an acquire fence.
-#[inline(always)]
-pub fn slot_array_if_any() -> *mut ThreadSlots {
-    team(|t| t.thread_states)
+    // SAFETY: only this thread reads or writes its element.
+    unsafe { *THREAD_STATES.existing_slot() }
 }
 
 /// The ICVs the calling thread sees.
@@ -243,36 +212,97 @@ pub fn icvs() -> Icvs {
     }
 }
 
-/// The calling thread's slots, the array allocated (zeroed) by whichever
-/// thread needs it first. Only the calling thread touches its slots.
-pub fn my_slots() -> *mut ThreadSlots {
-    if slot_array_if_any().is_null() {
-        install_slot_array();
-    }
-    existing_slots()
-}
+/// One of the team's lazily allocated arrays with a pointer per thread of
+/// the block, named by the team-state field that holds it.
+///
+/// The field is plain, read with plain loads (every ICV query reads the
+/// thread-state one, about ten times per parallel region of an SPMD loop):
+/// an atomic load cannot be merged with its neighbours, and the acquire load
+/// this used to be (`ld.acquire.sys`) ordered every later load of the thread
+/// behind it. The race with the installing compare-and-swap is benign: a
+/// thread sees null or the array, and reads its element only after an
+/// acquire fence. openmp-opt folds loads of the field to null when every
+/// write it sees stores null, which is the case in kernels that never
+/// install the array.
+pub struct PerThread<T>(fn(*mut TeamState) -> *mut *mut *mut T);
 
-/// The calling thread's slots once the array is installed.
-#[inline(always)]
-fn existing_slots() -> *mut ThreadSlots {
-    core::sync::atomic::fence(Ordering::Acquire);
-    // SAFETY: one element per thread of the block.
-    unsafe { slot_array_if_any().add(mapping::thread_id_in_block() as usize) }
-}
-
-/// Allocates the zeroed slot array and installs it, unless another thread
-/// was first. Inlined like `memory::heap_alloc`.
-#[inline(always)]
-fn install_slot_array() {
-    let bytes = mapping::num_threads_in_block() as u64 * core::mem::size_of::<ThreadSlots>() as u64;
-    let fresh = crate::memory::heap_alloc(bytes).cast::<ThreadSlots>();
-    for i in 0..mapping::num_threads_in_block() as usize {
-        // SAFETY: `fresh` holds one slot per thread of the block.
-        unsafe { fresh.add(i).write(ThreadSlots { state: core::ptr::null_mut(), dispatch: core::ptr::null_mut() }) };
+// Not derived: a derive would require `T: Copy`.
+impl<T> Clone for PerThread<T> {
+    fn clone(&self) -> Self {
+        *self
     }
-    let won = thread_states_cell().compare_exchange(core::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Relaxed);
-    if won.is_err() {
-        arch::free(fresh.cast());
+}
+impl<T> Copy for PerThread<T> {}
+
+pub const THREAD_STATES: PerThread<ThreadState> = PerThread(|t| {
+    // SAFETY: only a raw pointer to the field is formed.
+    unsafe { &raw mut (*t).thread_states }
+});
+pub const LOOP_RECORDS: PerThread<c_void> = PerThread(|t| {
+    // SAFETY: as above.
+    unsafe { &raw mut (*t).loop_records }
+});
+
+impl<T> PerThread<T> {
+    #[inline(always)]
+    fn field(self) -> *mut *mut *mut T {
+        (self.0)(team_ptr())
+    }
+
+    /// The array, or null while no thread has needed it.
+    #[inline(always)]
+    pub fn array_if_any(self) -> *mut *mut T {
+        // SAFETY: an aligned read of the team state; see the type's docs.
+        unsafe { *self.field() }
+    }
+
+    /// The calling thread's element once the array exists. The acquire fence
+    /// makes the array's zeroing visible (a stale L1 line of reused heap
+    /// memory would otherwise look like a pointer).
+    #[inline(always)]
+    pub fn existing_slot(self) -> *mut *mut T {
+        core::sync::atomic::fence(Ordering::Acquire);
+        // SAFETY: one element per thread of the block.
+        unsafe { self.array_if_any().add(mapping::thread_id_in_block() as usize) }
+    }
+
+    /// The calling thread's element, the array allocated (zeroed) by
+    /// whichever thread needs it first. Only the calling thread touches it.
+    pub fn my_slot(self) -> *mut *mut T {
+        if self.array_if_any().is_null() {
+            self.install();
+        }
+        self.existing_slot()
+    }
+
+    /// Allocates the zeroed array and installs it, unless another thread
+    /// was first. Inlined like `memory::heap_alloc`.
+    #[inline(always)]
+    fn install(self) {
+        let n = mapping::num_threads_in_block() as usize;
+        let fresh = crate::memory::heap_alloc((n * core::mem::size_of::<*mut T>()) as u64).cast::<*mut T>();
+        for i in 0..n {
+            // SAFETY: `fresh` holds one element per thread of the block.
+            unsafe { fresh.add(i).write(core::ptr::null_mut()) };
+        }
+        // SAFETY: the field is aligned and lives as long as the team; its
+        // concurrent accesses are this compare-and-swap and benign plain reads.
+        let cell = unsafe { AtomicPtr::from_ptr(self.field()) };
+        if cell.compare_exchange(core::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Relaxed).is_err() {
+            arch::free(fresh.cast());
+        }
+    }
+
+    /// Frees the array once no thread can use it any more. Plain accesses
+    /// suffice then; an atomic exchange would be a write of unknown value to
+    /// openmp-opt, and no load of the field would fold to null.
+    fn release(self) {
+        let array = self.array_if_any();
+        if !array.is_null() {
+            // SAFETY: as in `array_if_any`; nobody else accesses it now.
+            unsafe { *self.field() = core::ptr::null_mut() };
+            arch::free(array.cast());
+        }
     }
 }
 
@@ -282,26 +312,26 @@ pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
     }
-    let slots = my_slots();
+    let slot = THREAD_STATES.my_slot();
     let state = crate::memory::heap_alloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
     // SAFETY: this thread's slot; `state` is a fresh allocation; the team
     // state is only written between barriers this thread is not inside.
     unsafe {
-        let top = (*slots).state;
+        let top = *slot;
         let current: *const Icvs = if top.is_null() { &raw const (*team_ptr()).icvs } else { &raw const (*top).icvs };
         core::ptr::copy_nonoverlapping(current, &raw mut (*state).icvs, 1);
         (&raw mut (*state).previous).write(top);
-        (*slots).state = state;
+        *slot = state;
     }
     state
 }
 
 /// Pops the thread's innermost state.
 pub fn exit_data_environment() {
-    debug::check(!slot_array_if_any().is_null(), debug::message!("no data environment to leave: omp thread state"));
+    debug::check(!THREAD_STATES.array_if_any().is_null(), debug::message!("no data environment to leave: omp thread state"));
     // SAFETY: this thread's slot and the state it pushed.
     unsafe {
-        let slot = &raw mut (*existing_slots()).state;
+        let slot = THREAD_STATES.existing_slot();
         let top = *slot;
         *slot = (*top).previous;
         arch::free(top.cast());
@@ -324,22 +354,9 @@ pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
     }
 }
 
-/// The slot-array pointer as an atomic, for installing it.
-#[inline(always)]
-fn thread_states_cell() -> &'static AtomicPtr<ThreadSlots> {
-    // SAFETY: the field is aligned and lives as long as the team; concurrent
-    // accesses to it are this compare-and-swap and the benign plain read above.
-    unsafe { AtomicPtr::from_ptr(&raw mut (*team_ptr()).thread_states) }
-}
-
-/// Releases the thread-state array at the end of a kernel. All threads that
-/// could use it must be done (see `kernel::target_deinit`), so plain accesses
-/// suffice; an atomic exchange here would be a write of unknown value to
-/// openmp-opt, and no load of the slot-array pointer would fold to null.
+/// Releases the per-thread arrays at the end of a kernel. All threads that
+/// could use them must be done (see `kernel::target_deinit`).
 pub fn release_thread_states() {
-    let states = slot_array_if_any();
-    if !states.is_null() {
-        update_team(|t| t.thread_states = core::ptr::null_mut());
-        arch::free(states.cast());
-    }
+    THREAD_STATES.release();
+    LOOP_RECORDS.release();
 }

@@ -234,17 +234,12 @@ struct Private {
 
 /// The calling thread's innermost private loop at the current level.
 fn private_top() -> *mut Private {
-    if config::assume_no_thread_state() {
+    if config::assume_no_thread_state() || state::LOOP_RECORDS.array_if_any().is_null() {
         return core::ptr::null_mut();
     }
-    if state::slot_array_if_any().is_null() {
-        return core::ptr::null_mut();
-    }
-    // SAFETY: the slot array has one element per thread (`my_slots` fences
-    // before reading it); only this thread
-    // touches its element and the records it pushed.
+    // SAFETY: only this thread touches its element and the records it pushed.
     unsafe {
-        let p = (*state::my_slots()).dispatch.cast::<Private>();
+        let p = (*state::LOOP_RECORDS.existing_slot()).cast::<Private>();
         if !p.is_null() && (*p).level == state::icvs().level { p } else { core::ptr::null_mut() }
     }
 }
@@ -282,7 +277,7 @@ fn init_bounds(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
     // A team of one runs the whole loop as one chunk.
     let plan = if in_team { plan } else { Plan { kind: Kind::StaticBalanced, ..plan } };
     let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
-    let slots = state::my_slots();
+    let slot = state::LOOP_RECORDS.my_slot();
     // SAFETY: a fresh allocation, and this thread's own slot.
     unsafe {
         record.write(Private {
@@ -294,9 +289,9 @@ fn init_bounds(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
             taken: 0,
             cursor: 0,
             level: icvs.level,
-            previous: (*slots).dispatch.cast(),
+            previous: (*slot).cast(),
         });
-        (*slots).dispatch = record.cast();
+        *slot = record.cast();
     }
 }
 
@@ -397,7 +392,7 @@ pub fn deinit() {
     }
     // SAFETY: this thread's own slot and the record it pushed.
     unsafe {
-        (*state::my_slots()).dispatch = (*private).previous.cast();
+        *state::LOOP_RECORDS.existing_slot() = (*private).previous.cast();
         arch::free(private.cast());
     }
 }
