@@ -3,7 +3,9 @@
 //! dispatcher.
 //!
 //! Iterations are numbered `0..=last` in a normalised space (iteration `k`
-//! is `lb + k*st`), in 64 bits for every IV width.
+//! is `lb + k*st`). Records keep it in 64 bits; the arithmetic runs in the
+//! loop's own width ([`Count`]): a 32-bit loop never pays for 64-bit
+//! division (a call into CUDA's software routine) nor for 64-bit registers.
 //!
 //! Where the state lives:
 //! * A team of several threads shares one record in CTA-shared memory
@@ -18,7 +20,7 @@
 //!   one, whose neighbours in the block may run unrelated loops.
 #![allow(unsafe_code)]
 
-use super::iv::LoopIv;
+use super::iv::{Count, Distance, LoopIv};
 use super::static_sched::static_balanced;
 use crate::{arch, config, debug, mapping, state, sync};
 use core::cell::UnsafeCell;
@@ -47,15 +49,19 @@ pub struct Bounds {
 
 impl Bounds {
     /// `None` for a zero stride, which has no trip count.
-    pub fn new<T: LoopIv>(lb: T, ub: T, st: i64) -> Option<Bounds> {
+    pub fn new<T: LoopIv>(lb: T, ub: T, st: T::Signed) -> Option<Bounds> {
+        let st = T::signed_i64(st);
+        let zero = T::Unsigned::ZERO;
         let (empty, distance) = if st > 0 {
-            (lb > ub, if lb > ub { 0 } else { T::distance(lb, ub).into() })
+            (lb > ub, if lb > ub { zero } else { T::distance(lb, ub) })
         } else if st < 0 {
-            (lb < ub, if lb < ub { 0 } else { T::distance(ub, lb).into() })
+            (lb < ub, if lb < ub { zero } else { T::distance(ub, lb) })
         } else {
             return None;
         };
-        Some(Bounds { lb: lb.bits(), st, last: distance / st.unsigned_abs(), empty })
+        // |st| fits the loop's unsigned type (|i32::MIN| = 2^31).
+        let last = distance.div_nonzero(T::Unsigned::from_u64(st.unsigned_abs()));
+        Some(Bounds { lb: lb.bits(), st, last: last.into(), empty })
     }
 
     /// Iteration `k` as a value of the loop's type.
@@ -75,7 +81,7 @@ pub struct Plan {
 impl Plan {
     /// Decodes clang's schedule. `auto` is a dynamic schedule with chunks
     /// large enough for few grabs per thread.
-    pub fn new(sched: Schedule, chunk: i64, run_sched: (i32, i32), bounds: &Bounds, threads: u32) -> Plan {
+    pub fn new<D: Count>(sched: Schedule, chunk: i64, run_sched: (i32, i32), bounds: &Bounds, threads: u32) -> Plan {
         use Schedule::*;
         let ordered = matches!(
             sched,
@@ -88,13 +94,13 @@ impl Plan {
             }
             Dynamic | OrderedDynamic => (Kind::Dynamic, chunk),
             Guided | OrderedGuided => (Kind::Guided, chunk),
-            Auto | OrderedAuto => return Plan::auto(bounds, threads, ordered),
+            Auto | OrderedAuto => return Plan::auto::<D>(bounds, threads, ordered),
             Runtime | OrderedRuntime => {
                 let (kind, chunk) = (run_sched.0 & !omp_sched::MONOTONIC, i64::from(run_sched.1));
                 match kind {
                     omp_sched::DYNAMIC => (Kind::Dynamic, chunk),
                     omp_sched::GUIDED => (Kind::Guided, chunk),
-                    omp_sched::AUTO => return Plan::auto(bounds, threads, ordered),
+                    omp_sched::AUTO => return Plan::auto::<D>(bounds, threads, ordered),
                     _ if chunk > 0 => (Kind::StaticChunked, chunk),
                     _ => (Kind::StaticBalanced, 0),
                 }
@@ -104,9 +110,9 @@ impl Plan {
         Plan { kind, chunk: chunk.max(1) as u64, ordered }
     }
 
-    fn auto(bounds: &Bounds, threads: u32, ordered: bool) -> Plan {
-        let per_grab = bounds.last / (8 * u64::from(threads.max(1)));
-        Plan { kind: Kind::Dynamic, chunk: per_grab.max(1), ordered }
+    fn auto<D: Count>(bounds: &Bounds, threads: u32, ordered: bool) -> Plan {
+        let per_grab = D::from_u64(bounds.last).div_nonzero(D::from_u64(8 * u64::from(threads.max(1))));
+        Plan { kind: Kind::Dynamic, chunk: per_grab.into().max(1), ordered }
     }
 
     /// Whether each thread needs a [`Private`] record in a team of `threads`.
@@ -116,33 +122,37 @@ impl Plan {
 }
 
 /// `[start, start + chunk - 1]` clamped to `last`; `None` past the end.
-pub fn chunk_at(start: u64, chunk: u64, last: u64) -> Option<(u64, u64)> {
+pub fn chunk_at<D: Count>(start: D, chunk: D, last: D) -> Option<(D, D)> {
     if start > last {
         return None;
     }
-    Some((start, if last - start < chunk { last } else { start + (chunk - 1) }))
+    Some((start, if last - start < chunk { last } else { start + (chunk - D::ONE) }))
 }
 
 /// Guided: a share of what is left, at least `min_chunk`.
-pub fn guided_size(start: u64, last: u64, threads: u32, min_chunk: u64) -> u64 {
-    let left_minus_one = last.saturating_sub(start);
-    (left_minus_one / (2 * u64::from(threads.max(1)))).max(min_chunk).max(1)
+pub fn guided_size<D: Count>(start: D, last: D, threads: u32, min_chunk: D) -> D {
+    let left_minus_one = if last > start { last - start } else { D::ZERO };
+    left_minus_one.div_nonzero(D::from_u64(2 * u64::from(threads.max(1)))).max(min_chunk).max(D::ONE)
 }
 
 /// Thread `id`'s `k`-th chunk of a static schedule among `count` threads.
-pub fn static_chunk(plan: &Plan, last: u64, id: u32, count: u32, k: u64) -> Option<(u64, u64, bool)> {
+pub fn static_chunk<D: Count>(plan: &Plan, last: D, id: u32, count: u32, k: u64) -> Option<(u64, u64, bool)> {
     match plan.kind {
         Kind::StaticBalanced => {
             if k > 0 {
                 return None;
             }
-            let c = static_balanced::<u64>(0, last, id, count);
-            (c.lb <= c.ub).then_some((c.lb, c.ub, c.last))
+            let c = static_balanced::<D>(D::ZERO, last, id, count);
+            (c.lb <= c.ub).then_some((c.lb.into(), c.ub.into(), c.last))
         }
         _ => {
-            let index = k.checked_mul(u64::from(count))?.checked_add(u64::from(id))?;
-            let (a, b) = chunk_at(index.checked_mul(plan.chunk)?, plan.chunk, last)?;
-            Some((a, b, b == last))
+            if k > D::MAX.into() {
+                return None;
+            }
+            let chunk = D::from_u64(plan.chunk);
+            let index = D::from_u64(k).checked_mul(D::u_from_u32(count))?.checked_add(D::u_from_u32(id))?;
+            let (a, b) = chunk_at(index.checked_mul(chunk)?, chunk, last)?;
+            Some((a.into(), b.into(), b == last))
         }
     }
 }
@@ -189,24 +199,35 @@ impl TeamDispatch {
         unsafe { &*self.lp.get() }
     }
 
-    /// Hands out the next chunk of a team's dynamic or guided loop.
-    fn grab(&self) -> Option<(u64, u64)> {
+    /// Hands out the next chunk of a team's dynamic or guided loop. The
+    /// counter stays 64-bit: it runs past `last` by up to a chunk per
+    /// thread, which would wrap a 32-bit one near the top of the range.
+    fn grab<D: Count>(&self) -> Option<(u64, u64)> {
         let lp = self.read();
         if lp.bounds.empty {
             return None;
         }
-        let last = lp.bounds.last;
+        let (last, chunk) = (D::from_u64(lp.bounds.last), D::from_u64(lp.plan.chunk));
         if lp.plan.kind == Kind::Guided {
             let mut start = self.next.load(Ordering::Relaxed);
             loop {
-                let (a, b) = chunk_at(start, guided_size(start, last, lp.threads, lp.plan.chunk), last)?;
-                match self.next.compare_exchange_weak(start, b + 1, Ordering::Relaxed, Ordering::Relaxed) {
-                    Ok(_) => return Some((a, b)),
+                if start > lp.bounds.last {
+                    return None;
+                }
+                let s = D::from_u64(start);
+                let (a, b) = chunk_at(s, guided_size(s, last, lp.threads, chunk), last)?;
+                match self.next.compare_exchange_weak(start, b.into() + 1, Ordering::Relaxed, Ordering::Relaxed) {
+                    Ok(_) => return Some((a.into(), b.into())),
                     Err(now) => start = now,
                 }
             }
         }
-        chunk_at(arch::fetch_add_aggregated(&self.next, lp.plan.chunk), lp.plan.chunk, last)
+        let start = arch::fetch_add_aggregated(&self.next, lp.plan.chunk);
+        if start > lp.bounds.last {
+            return None;
+        }
+        let (a, b) = chunk_at(D::from_u64(start), chunk, last)?;
+        Some((a.into(), b.into()))
     }
 }
 
@@ -246,15 +267,15 @@ fn private_top() -> *mut Private {
 
 /// `__kmpc_dispatch_init_*`.
 pub fn init<T: LoopIv>(entry: &[u8], schedtype: i32, lb: T, ub: T, st: T::Signed, chunk: T::Signed) {
-    let Some(bounds) = Bounds::new(lb, ub, T::signed_i64(st)) else { debug::fatal_naming(b"zero loop stride passed to\0", entry) };
-    init_bounds(entry, schedtype, bounds, T::signed_i64(chunk))
+    let Some(bounds) = Bounds::new(lb, ub, st) else { debug::fatal_naming(b"zero loop stride passed to\0", entry) };
+    init_bounds::<T::Unsigned>(entry, schedtype, bounds, T::signed_i64(chunk))
 }
 
-fn init_bounds(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
+fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
     let Some(sched) = Schedule::from_raw(schedtype) else { debug::fatal_naming(b"unknown schedule type passed to\0", entry) };
     let icvs = state::icvs();
     let threads = mapping::omp_num_threads();
-    let plan = Plan::new(sched, chunk, (icvs.run_sched, icvs.run_sched_chunk), &bounds, threads);
+    let plan = Plan::new::<D>(sched, chunk, (icvs.run_sched, icvs.run_sched_chunk), &bounds, threads);
     let in_team = threads > 1;
     if in_team && (plan.ordered || matches!(plan.kind, Kind::Dynamic | Kind::Guided)) {
         let team = arch::team_dispatch();
@@ -296,11 +317,11 @@ fn init_bounds(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
 }
 
 /// The caller's next chunk as `(first, last, is_last)` normalised indices.
-fn next_chunk() -> Option<(u64, u64, bool)> {
+fn next_chunk<D: Count>() -> Option<(u64, u64, bool)> {
     let private = private_top();
     if private.is_null() {
         let team = arch::team_dispatch();
-        let (a, b) = team.grab()?;
+        let (a, b) = team.grab::<D>()?;
         return Some((a, b, b == team.read().bounds.last));
     }
     // SAFETY: this thread's own record.
@@ -309,10 +330,10 @@ fn next_chunk() -> Option<(u64, u64, bool)> {
         return None;
     }
     let (a, b, last) = if matches!(p.plan.kind, Kind::Dynamic | Kind::Guided) {
-        let (a, b) = arch::team_dispatch().grab()?;
+        let (a, b) = arch::team_dispatch().grab::<D>()?;
         (a, b, b == p.bounds.last)
     } else {
-        let c = static_chunk(&p.plan, p.bounds.last, p.id, p.count, p.taken)?;
+        let c = static_chunk(&p.plan, D::from_u64(p.bounds.last), p.id, p.count, p.taken)?;
         p.taken += 1;
         c
     };
@@ -333,7 +354,7 @@ fn current_bounds() -> Bounds {
 
 /// `__kmpc_dispatch_next_*`: 1 and the caller's next chunk, or 0 when done.
 pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let Some((a, b, last)) = next_chunk() else { return 0 };
+    let Some((a, b, last)) = next_chunk::<T::Unsigned>() else { return 0 };
     let bounds = current_bounds();
     *plb = bounds.value(a);
     *pub_ = bounds.value(b);
@@ -400,16 +421,17 @@ pub fn deinit() {
 /// `__kmpc_dist_dispatch_init_*`: the team's balanced share of the loop,
 /// then a dispatched loop over that share among the team's threads.
 pub fn dist_init<T: LoopIv>(entry: &[u8], schedtype: i32, plast: &mut i32, lb: T, ub: T, st: T::Signed, chunk: T::Signed) {
-    let Some(bounds) = Bounds::new(lb, ub, T::signed_i64(st)) else { debug::fatal_naming(b"zero loop stride passed to\0", entry) };
-    let share = static_balanced::<u64>(0, bounds.last, mapping::block_id(), mapping::num_blocks());
+    let Some(bounds) = Bounds::new(lb, ub, st) else { debug::fatal_naming(b"zero loop stride passed to\0", entry) };
+    let last = T::Unsigned::from_u64(bounds.last);
+    let share = static_balanced::<T::Unsigned>(T::Unsigned::ZERO, last, mapping::block_id(), mapping::num_blocks());
     let empty = bounds.empty || share.lb > share.ub;
     *plast = i32::from(!empty && share.last);
     let mine = if empty {
         Bounds { empty: true, ..bounds }
     } else {
-        Bounds { lb: bounds.value::<T>(share.lb).bits(), st: bounds.st, last: share.ub - share.lb, empty: false }
+        Bounds { lb: bounds.value::<T>(share.lb.into()).bits(), st: bounds.st, last: (share.ub - share.lb).into(), empty: false }
     };
-    init_bounds(entry, schedtype, mine, T::signed_i64(chunk))
+    init_bounds::<T::Unsigned>(entry, schedtype, mine, T::signed_i64(chunk))
 }
 
 #[cfg(test)]
@@ -434,7 +456,7 @@ mod tests {
         fn static_plans_cover_each_iteration_once(last in 0u64..600, count in 1u32..70, chunk in 0i64..40) {
             let kind = if chunk == 0 { Schedule::StaticNoChunk } else { Schedule::StaticChunk };
             let bounds = Bounds { lb: 0, st: 1, last, empty: false };
-            let plan = Plan::new(kind, chunk, (1, 0), &bounds, count);
+            let plan = Plan::new::<u64>(kind, chunk, (1, 0), &bounds, count);
             let mut seen = vec![0u32; last as usize + 1];
             let mut lasts = 0;
             for id in 0..count {

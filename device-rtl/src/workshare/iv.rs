@@ -21,7 +21,17 @@ pub trait Distance:
     fn div_nonzero(self, d: Self) -> Self;
     /// `self % d`, likewise.
     fn rem_nonzero(self, d: Self) -> Self;
+    /// The low bits of `v` (exact for values known to fit).
+    fn from_u64(v: u64) -> Self;
+    fn checked_add(self, other: Self) -> Option<Self>;
+    fn checked_mul(self, other: Self) -> Option<Self>;
 }
+
+/// A distance type that is a loop type of its own (`u32`, `u64`): the
+/// normalised iteration space of `dispatch`, in the loop's width.
+pub trait Count: Distance + LoopIv<Unsigned = Self> {}
+impl Count for u32 {}
+impl Count for u64 {}
 
 macro_rules! distance {
     ($u:ty) => {
@@ -44,6 +54,18 @@ macro_rules! distance {
             fn rem_nonzero(self, d: Self) -> Self {
                 self.checked_rem(d).unwrap_or(0)
             }
+            #[inline(always)]
+            fn from_u64(v: u64) -> Self {
+                v as $u
+            }
+            #[inline(always)]
+            fn checked_add(self, other: Self) -> Option<Self> {
+                <$u>::checked_add(self, other)
+            }
+            #[inline(always)]
+            fn checked_mul(self, other: Self) -> Option<Self> {
+                <$u>::checked_mul(self, other)
+            }
         }
     };
 }
@@ -54,7 +76,7 @@ distance!(u64);
 /// (distance) companions.
 pub trait LoopIv: Copy + Ord + core::fmt::Debug {
     type Signed: Copy + Ord + core::fmt::Debug;
-    type Unsigned: Distance;
+    type Unsigned: Count;
 
     /// `ub - lb` for `lb <= ub`, exact.
     fn distance(lb: Self, ub: Self) -> Self::Unsigned;
