@@ -128,11 +128,15 @@ fn runtime_stack_frames_stay_small() {
 }
 
 /// The SPMD workhorse (`target teams distribute parallel for`, saxpy.c) keeps
-/// the static cost measured on 2026-11-23: 34 registers, no stack, only the
-/// 88-byte team state in shared memory (LLVM 19's runtime: 20 / 0 / 0). The
-/// cold paths (nested serialized regions, the heap, traps) are what pushed it
-/// to 52 registers and 72 stack bytes before; they are reachable from every
-/// kernel with a parallel region, so a regression there shows up here.
+/// the static cost measured on 2026-11-23 (second session): 15 registers, no
+/// stack, no shared memory, no call (LLVM 19's runtime: 20 / 0 / 0). That
+/// needs openmp-opt to fold every runtime path of the kernel: the nested and
+/// serialized paths (behind the kernel environment's MayUseNestedParallelism),
+/// every write of a thread state, and the ICV queries inside the region
+/// (behind the `level == 1` fact `spmd_region` states). A runtime change that
+/// hides a value from openmp-opt (a memcpy into the team state, an atomic
+/// exchange, an unconditional heap path) shows up here as registers, shared
+/// bytes or a call.
 #[test]
 fn spmd_kernel_keeps_its_static_cost() {
     let dir = std::env::temp_dir().join(format!("omprt-cost-{}", std::process::id()));
@@ -142,25 +146,28 @@ fn spmd_kernel_keeps_its_static_cost() {
     let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(costs.len(), 1, "{costs:?}");
     let (name, cost) = costs.iter().next().unwrap();
-    assert!(cost.registers <= 36, "{name}: {} registers", cost.registers);
+    assert!(cost.registers <= 16, "{name}: {} registers", cost.registers);
     assert_eq!(cost.stack_bytes, 0, "{name}: stack frame");
-    assert!(cost.smem_bytes <= 88, "{name}: {} bytes of static shared memory", cost.smem_bytes);
+    assert_eq!(cost.smem_bytes, 0, "{name}: static shared memory");
     // Every ICV query reads the thread-state pointer; an acquire load there
     // (`ld.acquire.sys`) once sat in this kernel's loop, ten times per region.
-    let ptx = dir.join("saxpy.s");
+    // The device PTX with the runtime linked in is what the compile step
+    // keeps with -save-temps (`--offload-device-only -S` does not link it).
     tools::run(
         std::process::Command::new(tools::clang().unwrap())
             .arg("-O2")
             .args(corpus::user_flags(corpus::LINK_ARCH).unwrap())
-            .args(["--offload-device-only", "-S"])
+            .args(["-c", "-save-temps=obj"])
             .arg(&src)
             .arg("-o")
-            .arg(&ptx),
+            .arg(dir.join("saxpy.o")),
     )
     .unwrap();
+    let ptx = dir.join(format!("saxpy-openmp-nvptx64-nvidia-cuda-{}.s", corpus::LINK_ARCH));
     let text = std::fs::read_to_string(&ptx).unwrap();
-    assert!(text.contains(".entry"), "no kernel in {}", ptx.display());
+    assert!(text.contains(".entry") && text.contains("__omp_rtl_"), "no kernel with the runtime linked in {}", ptx.display());
     assert!(!text.contains("ld.acquire"), "an acquire load in saxpy's device code");
+    assert!(!text.contains("call.uni"), "a call left in saxpy's device code (heap, trap or runtime path not folded)");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
