@@ -130,6 +130,15 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
         // SAFETY: forwarded from the caller.
         unsafe { invoke_microtask(outlined, tid as i32, args, nargs) };
         drop_thread_states_since(n_states);
+        if n < mapping::num_threads_in_block() {
+            arch::sync_threads_or(sync::BARRIER_PARTIAL_SPMD_TEAM, true);
+        }
+    } else {
+        // Outside a team smaller than the block: take part in each of the
+        // team's barriers (`sync::team_barrier`) until one says the region is
+        // over. A block barrier here instead would pair with the team's first
+        // barrier and let these threads run ahead.
+        while !arch::sync_threads_or(sync::BARRIER_PARTIAL_SPMD_TEAM, false) {}
     }
     arch::sync_threads_aligned();
     if tid == 0 {

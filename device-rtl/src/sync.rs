@@ -3,7 +3,9 @@
 //! Barrier ids: 0 is the aligned block barrier (SPMD regions, kernel init),
 //! 8 the unaligned all-threads barrier of the generic-mode worker protocol,
 //! 1 the counted barrier of a generic-mode parallel team (its size is a
-//! multiple of the warp size, as `barrier.sync` requires).
+//! multiple of the warp size, as `barrier.sync` requires), 2 the
+//! `barrier.red.or` of an SPMD team smaller than the block (see
+//! `parallel::spmd_region`).
 //!
 //! Locks are spin locks on one 32-bit word with device-scope atomics, taken
 //! by one lane at a time: they never assume a warp runs in lockstep, so lanes
@@ -15,6 +17,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 const BARRIER_ALL: u32 = 8;
 const BARRIER_TEAM: u32 = 1;
+pub const BARRIER_PARTIAL_SPMD_TEAM: u32 = 2;
 
 /// All threads of the block, converged (SPMD regions, kernel init).
 #[inline(always)]
@@ -31,7 +34,12 @@ pub fn all_threads() {
 /// `__kmpc_barrier`: the threads of the current team meet.
 pub fn team_barrier() {
     if mapping::is_spmd_mode() {
-        if state::icvs().level <= 1 {
+        let level = state::icvs().level;
+        if level == 1 && state::team(|t| t.parallel_team_size) != 0 {
+            // A team smaller than the block: the other threads wait in the
+            // same barrier id until the region ends.
+            arch::sync_threads_or(BARRIER_PARTIAL_SPMD_TEAM, false);
+        } else if level <= 1 {
             arch::sync_threads_aligned();
         } else {
             // A serialized nested region is a team of one.

@@ -247,3 +247,36 @@ fn unknown_schedule_traps_naming_the_entry_point() {
     });
     assert!(msg.contains("__kmpc_for_static_init_4"), "{msg}");
 }
+
+extern "C-unwind" fn partial_team_phases(_g: *mut i32, _b: *mut i32, counter: *mut c_void) {
+    let counter = unsafe { &*(counter as *const AtomicI32) };
+    let n = omp_get_num_threads();
+    for phase in 1..=3 {
+        counter.fetch_add(1, Ordering::SeqCst);
+        __kmpc_barrier(std::ptr::null(), 0);
+        assert!(counter.load(Ordering::SeqCst) >= phase * n, "a barrier of the team let a thread through early");
+        __kmpc_barrier(std::ptr::null(), 0);
+    }
+}
+
+/// A team smaller than the block (`num_threads` below the launch size, not a
+/// multiple of the warp size; `if(false)`, a team of one): its barriers hold
+/// its own threads, and the threads outside it leave the region only after
+/// the team is done, as many barriers later as the team took.
+#[test]
+fn barriers_of_a_team_smaller_than_the_block() {
+    let env = spmd();
+    for (if_expr, num_threads, team) in [(1, 40, 40), (1, 33, 33), (0, -1, 1)] {
+        let counter = AtomicI32::new(0);
+        sim::launch(1, 64, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let mut args = [&counter as *const _ as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, if_expr, num_threads, -1, partial_team_phases as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+            assert_eq!(counter.load(Ordering::SeqCst), 3 * team, "a thread left the region before its team finished");
+            // The block barrier still pairs up after the region.
+            __kmpc_barrier(std::ptr::null(), 0);
+            __kmpc_target_deinit();
+        });
+        assert_eq!(counter.load(Ordering::SeqCst), 3 * team);
+    }
+}

@@ -39,6 +39,8 @@ unsafe extern "C" {
     fn barrier_cta_sync_aligned_all(id: i32);
     #[link_name = "llvm.nvvm.barrier.cta.sync.all"]
     fn barrier_cta_sync_all(id: i32);
+    #[link_name = "llvm.nvvm.barrier.cta.red.or.all"]
+    fn barrier_cta_red_or_all(id: i32, pred: bool) -> bool;
     #[link_name = "llvm.nvvm.barrier.cta.sync.count"]
     fn barrier_cta_sync(id: i32, count: i32);
     #[link_name = "llvm.nvvm.bar.warp.sync"]
@@ -133,6 +135,14 @@ pub fn sync_threads_aligned() {
 pub fn sync_threads_unaligned(id: u32) {
     // SAFETY: callers guarantee all live threads of the block reach a barrier `id`.
     unsafe { barrier_cta_sync_all(id as i32) }
+}
+/// `barrier.red.or id`: every live thread of the block, from any control
+/// flow, with a predicate; returns whether any thread passed `true`. PTX
+/// forbids mixing it with `barrier.sync` on one id.
+#[inline(always)]
+pub fn sync_threads_or(id: u32, pred: bool) -> bool {
+    // SAFETY: callers guarantee all live threads of the block reach a `barrier.red.or id`.
+    unsafe { barrier_cta_red_or_all(id as i32, pred) }
 }
 /// `barrier.sync id, count`: `count` threads (a multiple of the warp size).
 #[inline(always)]

@@ -30,35 +30,52 @@ struct LiveState {
     live: u32,
     arrived: u32,
     generation: u64,
+    /// `barrier.red.or`: the predicates of this generation so far, and the
+    /// result of the last completed one.
+    any: bool,
+    result: bool,
 }
 
 impl LiveBarrier {
     fn new(live: u32) -> Self {
-        LiveBarrier { state: Mutex::new(LiveState { live, arrived: 0, generation: 0 }), cv: Condvar::new() }
+        LiveBarrier { state: Mutex::new(LiveState { live, arrived: 0, generation: 0, any: false, result: false }), cv: Condvar::new() }
     }
 
     fn wait(&self, poisoned: &AtomicBool) {
+        self.wait_or(poisoned, false);
+    }
+
+    /// Waits like `wait`; returns whether any arriving thread passed `true`.
+    fn wait_or(&self, poisoned: &AtomicBool, pred: bool) -> bool {
         let mut s = self.state.lock().unwrap();
+        s.any |= pred;
         s.arrived += 1;
         if s.arrived >= s.live {
-            s.arrived = 0;
-            s.generation += 1;
+            Self::complete(&mut s);
             self.cv.notify_all();
-            return;
+            return s.result;
         }
         let generation = s.generation;
         while s.generation == generation {
             check_poison(poisoned);
             s = self.cv.wait_timeout(s, Duration::from_millis(20)).unwrap().0;
         }
+        // The next generation cannot complete without this thread.
+        s.result
+    }
+
+    fn complete(s: &mut LiveState) {
+        s.result = s.any;
+        s.any = false;
+        s.arrived = 0;
+        s.generation += 1;
     }
 
     fn leave(&self) {
         let mut s = self.state.lock().unwrap();
         s.live -= 1;
         if s.arrived > 0 && s.arrived >= s.live {
-            s.arrived = 0;
-            s.generation += 1;
+            Self::complete(&mut s);
             self.cv.notify_all();
         }
     }
@@ -83,6 +100,8 @@ struct Warp {
 
 struct Block {
     barrier: LiveBarrier,
+    /// The `barrier.red.or` of `sync_threads_or` (its own barrier id on the GPU).
+    or_barrier: LiveBarrier,
     counted: Mutex<CountedState>,
     counted_cv: Condvar,
     warps: Vec<Warp>,
@@ -139,6 +158,7 @@ where
                 .collect();
             Arc::new(Block {
                 barrier: LiveBarrier::new(threads_per_block),
+                or_barrier: LiveBarrier::new(threads_per_block),
                 counted: Mutex::new(CountedState::default()),
                 counted_cv: Condvar::new(),
                 warps,
@@ -221,6 +241,10 @@ pub fn lanemask_lt() -> u32 {
 
 pub fn sync_threads_aligned() {
     with(|t| t.block.barrier.wait(&t.grid.poisoned))
+}
+/// One barrier id is simulated for this: the runtime uses one.
+pub fn sync_threads_or(_id: u32, pred: bool) -> bool {
+    with(|t| t.block.or_barrier.wait_or(&t.grid.poisoned, pred))
 }
 /// Checks what the GPU build states to the optimizer (see nvptx's).
 ///
@@ -415,6 +439,7 @@ pub fn thread_exit() {
     CURRENT.with(|c| {
         if let Some(t) = c.borrow().as_ref() {
             t.block.barrier.leave();
+            t.block.or_barrier.leave();
             warp_of(t).barrier.leave();
         }
     })
