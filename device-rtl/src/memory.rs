@@ -51,7 +51,7 @@ fn round_up(bytes: u64) -> u64 {
 /// Device-heap allocation that traps with a message when the heap is
 /// exhausted.
 ///
-/// Why this and the other cold paths (`state::install_slot_array`, the trap)
+/// Why this and the other cold paths (`state::PerThread::install`, the trap)
 /// are inlined: a kernel's registers and stack are the maximum over its call
 /// graph, cold paths included. Called from a kernel, `malloc` and `printf` cost
 /// no stack; behind a runtime function each call level cost 8-16 bytes of
