@@ -83,7 +83,12 @@ unsafe fn serialized(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) 
 /// and that became the count of every kernel with a parallel region.
 #[inline(always)]
 fn enter_serialized() -> bool {
-    if mapping::is_main_thread_in_generic_mode() && state::icvs().level == 0 {
+    // Without nesting, only the generic-mode main thread outside any region
+    // serializes (`must_serialize`); saying so lets the thread-state path fold
+    // away in such kernels.
+    let main_thread_outside_regions =
+        !config::may_use_nested_parallelism() || (mapping::is_main_thread_in_generic_mode() && state::icvs().level == 0);
+    if main_thread_outside_regions {
         // The main thread is the only one running: the team state is its own.
         state::update_team(|t| t.icvs.level += 1);
         return true;

@@ -392,3 +392,31 @@ fn omp_alloc_respects_allocators_and_alignment() {
         omp_free(std::ptr::null_mut(), 1);
     });
 }
+
+extern "C-unwind" fn record_row(_g: *mut i32, _b: *mut i32, c: *mut c_void) {
+    let c = unsafe { &*(c as *const Ctx) };
+    c.log.lock().unwrap().push(row("serialized"));
+}
+
+/// A kernel whose environment says no region starts inside another (what
+/// openmp-opt sets when it proves it): the main thread's serialized regions
+/// (`if(false)`, a team of one) keep their level in the team state.
+#[test]
+fn serialized_regions_of_a_kernel_without_nesting() {
+    let mut env = kernel_env(ExecMode::GENERIC, 96);
+    env.configuration.may_use_nested_parallelism = 0;
+    let env = Shared(env);
+    let c = ctx();
+    sim::launch(1, 96, || unsafe {
+        if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+            return;
+        }
+        let mut args = [&c as *const Ctx as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 0, -1, -1, record_row as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, 16, -1, record_row as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        assert_eq!((omp_get_level(), omp_get_active_level(), omp_get_num_threads()), (0, 0, 1), "after the regions");
+        __kmpc_target_deinit();
+    });
+    let log = c.log.into_inner().unwrap();
+    assert_eq!(log, vec![("serialized", 0, 1, 1, 0, 0, 1); 2]);
+}
