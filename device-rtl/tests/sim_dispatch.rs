@@ -165,7 +165,14 @@ extern "C-unwind" fn region_wrapper<T: Iv>(_z: i16, tid: i32) {
 /// Runs the loops in a `target parallel` region of `threads` per team
 /// (`num_threads` -1 = all), SPMD or generic.
 fn run_parallel<T: Iv>(mode: ExecMode, teams: u32, threads: u32, num_threads: i32, loops: &[(Loop, &Tally)], ordered: bool) {
-    let env = Shared(kernel_env(mode, threads as i32));
+    run_parallel_nesting::<T>(true, mode, teams, threads, num_threads, loops, ordered)
+}
+
+/// `run_parallel` in a kernel whose environment says whether regions may nest.
+fn run_parallel_nesting<T: Iv>(nesting: bool, mode: ExecMode, teams: u32, threads: u32, num_threads: i32, loops: &[(Loop, &Tally)], ordered: bool) {
+    let mut env = kernel_env(mode, threads as i32);
+    env.configuration.may_use_nested_parallelism = u8::from(nesting);
+    let env = Shared(env);
     let job = Job::<T> { loops, ordered, _t: std::marker::PhantomData };
     let job = Shared(&job);
     let block = if mode == ExecMode::GENERIC { threads + 32 } else { threads };
@@ -270,6 +277,24 @@ fn num_threads_one_makes_a_team_of_one() {
     let tally = Tally::new(lp.trip());
     run_parallel::<i32>(ExecMode::SPMD, 1, 64, 1, &[(lp, &tally)], false);
     tally.check("num_threads(1)", false);
+}
+
+/// Without nesting a team of one uses the team's record (the other threads
+/// of the block wait outside its region): SPMD `num_threads(1)`, and a
+/// generic-mode team too small for a warp, which the main thread runs alone.
+#[test]
+fn a_team_of_one_without_nesting_uses_the_team_record() {
+    for (mode, num_threads) in [(ExecMode::SPMD, 1), (ExecMode::GENERIC, 16)] {
+        for (sched, chunk, ordered) in [(DYNAMIC, 1, false), (GUIDED, 0, false), (STATIC_CHUNK, 5, false), (ORDERED_DYNAMIC, 2, true)] {
+            let loops: Vec<Loop> = (0..3).map(|k| Loop { lb: k, ub: 120 + 7 * k, st: 1, sched, chunk }).collect();
+            let tallies: Vec<Tally> = loops.iter().map(|lp| Tally::new(lp.trip())).collect();
+            let pairs: Vec<(Loop, &Tally)> = loops.iter().copied().zip(tallies.iter()).collect();
+            run_parallel_nesting::<i32>(false, mode, 1, 64, num_threads, &pairs, ordered);
+            for (lp, t) in loops.iter().zip(&tallies) {
+                t.check(&format!("{lp:?} in a team of one ({mode:?})"), ordered);
+            }
+        }
+    }
 }
 
 /// A dynamic loop inside a serialized nested region: each thread of the

@@ -8,7 +8,7 @@
 //! division (a call into CUDA's software routine) nor for 64-bit registers.
 //!
 //! Where the state lives:
-//! * A team of several threads shares one record in CTA-shared memory
+//! * A team shares one record in CTA-shared memory
 //!   ([`TeamDispatch`], its own static so that only kernels with such loops
 //!   pay for it): the bounds, and a counter of handed-out iterations that
 //!   threads advance with one atomic per warp (dynamic) or a CAS (guided).
@@ -17,7 +17,9 @@
 //! * A thread that needs progress of its own pushes a [`Private`] record on
 //!   the heap, popped by `__kmpc_dispatch_deinit`: static schedules (fixed
 //!   chunks per thread), `ordered` (the current iteration), and a team of
-//!   one, whose neighbours in the block may run unrelated loops.
+//!   one whose neighbours in the block may run unrelated loops (nested
+//!   regions, or the sequential part of an SPMD kernel, where every thread
+//!   is a team of one).
 #![allow(unsafe_code)]
 
 use super::iv::{Count, Distance, LoopIv};
@@ -115,9 +117,10 @@ impl Plan {
         Plan { kind: Kind::Dynamic, chunk: per_grab.into().max(1), ordered }
     }
 
-    /// Whether each thread needs a [`Private`] record in a team of `threads`.
-    pub fn needs_private(&self, threads: u32) -> bool {
-        threads == 1 || self.ordered || matches!(self.kind, Kind::StaticChunked | Kind::StaticBalanced)
+    /// Whether each thread needs a [`Private`] record, given whether its
+    /// team may use the team's record.
+    pub fn needs_private(&self, team_record: bool) -> bool {
+        !team_record || self.ordered || matches!(self.kind, Kind::StaticChunked | Kind::StaticBalanced)
     }
 }
 
@@ -261,7 +264,10 @@ fn private_top() -> *mut Private {
     // SAFETY: only this thread touches its element and the records it pushed.
     unsafe {
         let p = (*state::LOOP_RECORDS.existing_slot()).cast::<Private>();
-        if !p.is_null() && (*p).level == state::icvs().level { p } else { core::ptr::null_mut() }
+        // A record of an enclosing level belongs to a loop this one is nested
+        // in; without nesting there is none.
+        let ours = !p.is_null() && (!config::may_use_nested_parallelism() || (*p).level == state::icvs().level);
+        if ours { p } else { core::ptr::null_mut() }
     }
 }
 
@@ -276,7 +282,14 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     let icvs = state::icvs();
     let threads = mapping::omp_num_threads();
     let plan = Plan::new::<D>(sched, chunk, (icvs.run_sched, icvs.run_sched_chunk), &bounds, threads);
-    let in_team = threads > 1;
+    // A team of one may use the team's record too when no other thread of the
+    // block can be in a loop meanwhile: without nesting, it is the generic
+    // main thread or an SPMD region of one thread (the others wait outside it).
+    // Then a dynamic or guided loop needs no heap record, and once clang's
+    // constant schedule reaches this code, the heap path folds away: it cost
+    // the dynamic kernels of schedules.c 18 registers.
+    let in_team =
+        threads > 1 || (!config::may_use_nested_parallelism() && (!mapping::is_spmd_mode() || icvs.level == 1));
     if in_team && (plan.ordered || matches!(plan.kind, Kind::Dynamic | Kind::Guided)) {
         let team = arch::team_dispatch();
         sync::team_barrier();
@@ -289,13 +302,13 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
         }
         sync::team_barrier();
     }
-    if !plan.needs_private(threads) {
+    if !plan.needs_private(in_team) {
         return;
     }
     if config::assume_no_thread_state() {
         debug::fatal_naming(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state\0", entry)
     }
-    // A team of one runs the whole loop as one chunk.
+    // A thread alone in its loop runs it as one chunk.
     let plan = if in_team { plan } else { Plan { kind: Kind::StaticBalanced, ..plan } };
     let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
     let slot = state::LOOP_RECORDS.my_slot();
@@ -316,13 +329,15 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     }
 }
 
-/// The caller's next chunk as `(first, last, is_last)` normalised indices.
-fn next_chunk<D: Count>() -> Option<(u64, u64, bool)> {
+/// The caller's next chunk as `(first, last, is_last)` normalised indices,
+/// with the bounds of its loop (one look-up of the thread's record).
+fn next_chunk<D: Count>() -> Option<(u64, u64, bool, Bounds)> {
     let private = private_top();
     if private.is_null() {
         let team = arch::team_dispatch();
         let (a, b) = team.grab::<D>()?;
-        return Some((a, b, b == team.read().bounds.last));
+        let bounds = team.read().bounds;
+        return Some((a, b, b == bounds.last, bounds));
     }
     // SAFETY: this thread's own record.
     let p = unsafe { &mut *private };
@@ -338,24 +353,12 @@ fn next_chunk<D: Count>() -> Option<(u64, u64, bool)> {
         c
     };
     p.cursor = a;
-    Some((a, b, last))
-}
-
-/// The bounds of the loop a thread is in, for converting its chunk.
-fn current_bounds() -> Bounds {
-    let private = private_top();
-    if private.is_null() {
-        arch::team_dispatch().read().bounds
-    } else {
-        // SAFETY: this thread's own record.
-        unsafe { (*private).bounds }
-    }
+    Some((a, b, last, p.bounds))
 }
 
 /// `__kmpc_dispatch_next_*`: 1 and the caller's next chunk, or 0 when done.
 pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let Some((a, b, last)) = next_chunk::<T::Unsigned>() else { return 0 };
-    let bounds = current_bounds();
+    let Some((a, b, last, bounds)) = next_chunk::<T::Unsigned>() else { return 0 };
     *plb = bounds.value(a);
     *pub_ = bounds.value(b);
     *pst = T::signed_from_i64(bounds.st);
