@@ -285,9 +285,9 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     // A team of one may use the team's record too when no other thread of the
     // block can be in a loop meanwhile: without nesting, it is the generic
     // main thread or an SPMD region of one thread (the others wait outside it).
-    // Then a dynamic or guided loop needs no heap record, and once clang's
-    // constant schedule reaches this code, the heap path folds away: it cost
-    // the dynamic kernels of schedules.c 18 registers.
+    // Then a dynamic or guided loop needs no heap record, and where clang's
+    // constant schedule reaches this code the heap path can fold away (with
+    // it, schedules.c's dynamic kernels 64 -> 58 registers).
     let in_team =
         threads > 1 || (!config::may_use_nested_parallelism() && (!mapping::is_spmd_mode() || icvs.level == 1));
     if in_team && (plan.ordered || matches!(plan.kind, Kind::Dynamic | Kind::Guided)) {
