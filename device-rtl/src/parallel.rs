@@ -123,12 +123,10 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
         });
     }
     arch::sync_threads_aligned();
-    // What every thread now sees, stated for the optimizer: the region's ICV
-    // queries then fold to constants, where thread 0's store alone does not
-    // let openmp-opt prove the value for the other threads.
+    // Stated for the optimizer, so the region's ICV queries fold to constants.
     // SAFETY: thread 0 stored it before the barrier and nobody changes it
     // until the barrier after the region.
-    unsafe { arch::assume_u32_eq(&raw const (*state::team_ptr()).icvs.level, 1) };
+    unsafe { state::assume_team_level_one() };
     let n = mapping::active_team_size();
     if tid < n {
         let n_states = thread_state_mark();
@@ -199,7 +197,7 @@ pub fn kernel_parallel(work: &mut *mut c_void) -> bool {
         // As in `spmd_region`: the main thread published the level before
         // the barrier that released this worker.
         // SAFETY: the level stays 1 until the barrier that ends the region.
-        unsafe { arch::assume_u32_eq(&raw const (*state::team_ptr()).icvs.level, 1) };
+        unsafe { state::assume_team_level_one() };
     }
     in_team
 }

@@ -200,6 +200,18 @@ pub fn current_thread_state() -> *mut ThreadState {
     unsafe { *THREAD_STATES.existing_slot() }
 }
 
+/// States for the optimizer that the team's level is 1 here (see
+/// `arch::assume_u32_eq`): thread 0's or the main thread's store alone does
+/// not let openmp-opt prove the value for the other threads.
+///
+/// # Safety
+/// Every thread reaching this point sees level 1 in the team state.
+#[inline(always)]
+pub unsafe fn assume_team_level_one() {
+    // SAFETY: forwarded from the caller.
+    unsafe { arch::assume_u32_eq(&raw const (*team_ptr()).icvs.level, 1) }
+}
+
 /// The ICVs the calling thread sees.
 #[inline(always)]
 pub fn icvs() -> Icvs {
