@@ -162,3 +162,16 @@ pub fn end_sharing_variables_of(n: u64) {
 pub fn shared_variables() -> *mut *mut c_void {
     state::team(|t| t.shared_args)
 }
+
+/// `llvm_omp_target_dynamic_shared_alloc`: the block's dynamic shared memory
+/// (`ompx_dyn_cgroup_mem(n)` bytes, or `LIBOMPTARGET_SHARED_MEMORY_SIZE`),
+/// 16-byte aligned; null when the kernel was launched without any, so that a
+/// program can tell (upstream returns the address of an empty array). The
+/// runtime keeps none of it for itself.
+pub fn dynamic_shared() -> *mut c_void {
+    if arch::dynamic_shared_bytes() == 0 {
+        core::ptr::null_mut()
+    } else {
+        arch::dynamic_shared_base().cast()
+    }
+}

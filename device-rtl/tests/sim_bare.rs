@@ -43,3 +43,26 @@ fn grid_queries_barriers_and_warp_collectives() {
     });
     assert_eq!(errors.load(Ordering::Relaxed), 0);
 }
+
+#[test]
+fn dynamic_shared_memory_is_the_blocks_own() {
+    const BLOCKS: u32 = 2;
+    const THREADS: u32 = 40;
+    let errors = AtomicU32::new(0);
+    sim::launch_with_dynamic_shared(BLOCKS, THREADS, THREADS * 4, || {
+        let p = llvm_omp_target_dynamic_shared_alloc().cast::<u32>();
+        let same = p == llvm_omp_get_dynamic_shared().cast() && p == __kmpc_get_dynamic_shared().cast();
+        let (t, b) = (ompx_thread_id(0) as u32, ompx_block_id(0) as u32);
+        // SAFETY: THREADS u32 slots were provided; each thread writes its own.
+        unsafe { p.add(t as usize).write_volatile(b * 1000 + t) };
+        ompx_sync_block_acq_rel();
+        let next = (t + 1) % THREADS;
+        // SAFETY: as above, written before the barrier.
+        let seen = unsafe { p.add(next as usize).read_volatile() };
+        if !same || p.is_null() || p as usize % 16 != 0 || seen != b * 1000 + next {
+            errors.fetch_add(1, Ordering::Relaxed);
+        }
+    });
+    assert_eq!(errors.load(Ordering::Relaxed), 0);
+    sim::launch(1, 2, || assert!(llvm_omp_target_dynamic_shared_alloc().is_null(), "a launch without dynamic shared memory gets null"));
+}

@@ -217,9 +217,6 @@ fn unimplemented_entry_points_trap_naming_themselves() {
         ("__kmpc_copyprivate", Box::new(|| unsafe {
             __kmpc_copyprivate(std::ptr::null(), 0, 0, std::ptr::null_mut(), std::ptr::null_mut(), 0);
         })),
-        ("llvm_omp_target_dynamic_shared_alloc", Box::new(|| unsafe {
-            omprt_device_rtl::exports::ompx::llvm_omp_target_dynamic_shared_alloc();
-        })),
         ("__kmpc_omp_task", Box::new(|| unsafe {
             __kmpc_omp_task(std::ptr::null(), 0, std::ptr::null_mut());
         })),

@@ -9,7 +9,7 @@ use std::process::Command;
 
 /// Symbols the runtime exports beyond `OMPKinds.def` and the reserved API
 /// prefixes ([`API_PREFIXES`]): compatibility entry points and globals.
-pub const EXTRA_API: &[&str] = &["__kmpc_parallel_51", DEVICE_ENVIRONMENT];
+pub const EXTRA_API: &[&str] = &["__kmpc_parallel_51", "__kmpc_get_dynamic_shared", DEVICE_ENVIRONMENT];
 
 /// Name prefixes the OpenMP API (and LLVM's extensions of it) reserve: user
 /// code calls these through `omp.h`/`ompx.h`.

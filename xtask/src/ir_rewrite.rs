@@ -9,11 +9,15 @@
 //!   uninitialised) and statics in `.omprt.constant` become `addrspace(4)`
 //!   `weak protected` globals the host can write; every use is rewritten to
 //!   an `addrspacecast` of the moved global;
+//! * the declaration [`DYNAMIC_SHARED`] becomes an `external addrspace(3)`
+//!   array aligned to 16: CUDA's `extern __shared__`, the launch's dynamic
+//!   shared memory;
 //! * the `__omp_rtl_*` configuration globals get `weak hidden constant i32 0`
 //!   definitions, which clang's `weak_odr` constants override;
 //! * functions carry no target-cpu/features, so one file serves sm_70…sm_120;
 //! * functions in section `.omprt.inline_later` trade `noinline` for `inlinehint`, so clang may
-//!   inline them into user code where their arguments are constants;
+//!   inline them into user code where their arguments are constants; in
+//!   `.omprt.always_inline_later`, for `alwaysinline`;
 //! * each call of the marker [`ASSUME_MARKER`] becomes `llvm.assume(load == value)`: a
 //!   fact the runtime states about shared memory, for openmp-opt in the user's compile.
 //!   Written as `llvm.assume` in Rust, rustc's own pipeline drops it (the load has no
@@ -31,9 +35,16 @@ pub const DEVICE_GLOBAL_SECTION: &str = ".omprt.device_global";
 /// Section marking a function rustc must not inline but clang may: its
 /// `noinline` is dropped after rustc's optimisation.
 pub const INLINE_LATER_SECTION: &str = ".omprt.inline_later";
+/// Section marking a function rustc must not inline but clang's always-inliner
+/// must, after openmp-opt (which runs before it) has seen it out of line.
+pub const ALWAYS_INLINE_LATER_SECTION: &str = ".omprt.always_inline_later";
 /// The function the runtime calls, `(ptr, i32)`, to state that the `u32` at
 /// the pointer holds the value there (`arch::nvptx::assume_u32_eq`).
 pub const ASSUME_MARKER: &str = "__omprt_assume_u32_eq";
+
+/// The runtime's declaration of the block's dynamic shared memory
+/// (`arch::nvptx::dynamic_shared_base`).
+pub const DYNAMIC_SHARED: &str = "__omprt_dynamic_shared";
 
 /// What the rewrite did, for the build log and the tests.
 #[derive(Debug, Default)]
@@ -73,6 +84,14 @@ pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteRepo
                 lines.push(new);
                 continue;
             }
+            if name == DYNAMIC_SHARED {
+                if !line.contains("= external global [0 x i8]") {
+                    return Err(format!("{name}: expected a declaration of a zero-length byte array: {line}"));
+                }
+                lines.push(format!("@{name} = external addrspace(3) global [0 x i8], align 16"));
+                moved.push((name, 3));
+                continue;
+            }
             if config_globals.contains(&name.as_str()) && line.contains("= external ") {
                 lines.push(config_default(&name));
                 report.config_defaults.push(name);
@@ -87,7 +106,10 @@ pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteRepo
             report.config_defaults.push(name.to_string());
         }
     }
-    let lines = release_inline_later(lines);
+    // `inlinehint`, not `alwaysinline`, for most: at -O0 the always-inliner
+    // would fold every arity of a region call back into one huge frame.
+    let lines = release_noinline(lines, INLINE_LATER_SECTION, "inlinehint", 90000);
+    let lines = release_noinline(lines, ALWAYS_INLINE_LATER_SECTION, "alwaysinline", 95000);
     let lines = expand_assumes(lines)?;
     // Rewrite uses after all definitions are known (uses may precede them).
     let mut out = String::with_capacity(ir.len() + 4096);
@@ -106,15 +128,15 @@ pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteRepo
     Ok((out, report))
 }
 
-/// Moves each `.omprt.inline_later` function, and every call of it, to a
-/// copy of its attribute group with `inlinehint` instead of `noinline`
-/// (rustc repeats `noinline` on call sites), and drops the section.
-fn release_inline_later(mut lines: Vec<String>) -> Vec<String> {
-    let marker = format!(" section \"{INLINE_LATER_SECTION}\"");
+/// Moves each function of `section`, and every call of it, to a copy of its
+/// attribute group (numbered from `first_group`) where `noinline` becomes
+/// `attribute` (rustc repeats `noinline` on call sites), and drops the section.
+fn release_noinline(mut lines: Vec<String>, section: &str, attribute: &str, first_group: u32) -> Vec<String> {
+    let marker = format!(" section \"{section}\"");
     let mut released: Vec<String> = Vec::new();
     let mut clones: Vec<(String, String)> = Vec::new();
     let clone_of = |group: &str, clones: &mut Vec<(String, String)>| {
-        let clone = format!("#{}", 90000 + group[1..].parse::<u32>().unwrap_or(0));
+        let clone = format!("#{}", first_group + group[1..].parse::<u32>().unwrap_or(0));
         if !clones.iter().any(|(g, _)| g == group) {
             clones.push((group.to_string(), clone.clone()));
         }
@@ -145,9 +167,7 @@ fn release_inline_later(mut lines: Vec<String>) -> Vec<String> {
     for (group, clone) in clones {
         let prefix = format!("attributes {group} = ");
         if let Some(attrs) = lines.iter().find(|l| l.starts_with(&prefix)).cloned() {
-            // `inlinehint`, not `alwaysinline`: at -O0 the always-inliner would
-            // fold every arity back into one function with one huge frame.
-            let body = attrs[prefix.len()..].replace("noinline", "inlinehint");
+            let body = attrs[prefix.len()..].replace("noinline", attribute);
             lines.push(format!("attributes {clone} = {body}"));
         }
     }
@@ -465,6 +485,17 @@ attributes #0 = { convergent nounwind "target-cpu"="sm_70" "target-features"="+p
     }
 
     #[test]
+    fn dynamic_shared_memory_becomes_an_extern_shared_array() {
+        let ir = "@__omprt_dynamic_shared = external global [0 x i8]\n\
+define ptr @f() {\n  ret ptr @__omprt_dynamic_shared\n}\n";
+        let (out, _) = rewrite(ir, &[]).unwrap();
+        assert!(out.contains("@__omprt_dynamic_shared = external addrspace(3) global [0 x i8], align 16\n"), "{out}");
+        assert!(out.contains("ret ptr addrspacecast (ptr addrspace(3) @__omprt_dynamic_shared to ptr)"), "{out}");
+        assert!(check(&out, &|n| n == "f").is_empty(), "a declaration is no leaked symbol");
+        assert!(rewrite("@__omprt_dynamic_shared = external global i32\n", &[]).is_err());
+    }
+
+    #[test]
     fn check_flags_global_memory_state_and_leaked_symbols() {
         let (ir, _) = rewrite(SAMPLE, &["__omp_rtl_debug_kind"]).unwrap();
         let api = |n: &str| n.starts_with("omp_") || n.starts_with("__omp_rtl_");
@@ -487,6 +518,18 @@ attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n
         assert!(out.contains("attributes #0 = { convergent noinline nounwind }"));
         assert!(out.contains("  call void @a() #90001\n") && out.contains("  call void @b() #1\n"), "{out}");
         assert!(out.contains("attributes #90001 = { inlinehint }"), "{out}");
+    }
+
+    #[test]
+    fn always_inline_later_functions_become_alwaysinline() {
+        let ir = "define internal void @a() unnamed_addr #0 section \".omprt.always_inline_later\" {\n  ret void\n}\n\
+define internal void @b() unnamed_addr #0 {\n  call void @a() #1\n  ret void\n}\n\
+attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n";
+        let (out, _) = rewrite(ir, &[]).unwrap();
+        assert!(out.contains("define internal void @a() unnamed_addr #95000 {"), "{out}");
+        assert!(out.contains("attributes #95000 = { convergent alwaysinline nounwind }"), "{out}");
+        assert!(out.contains("  call void @a() #95001\n") && out.contains("attributes #95001 = { alwaysinline }"), "{out}");
+        assert!(!out.contains("section"), "{out}");
     }
 
     #[test]

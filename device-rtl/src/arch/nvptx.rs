@@ -35,6 +35,8 @@ unsafe extern "C" {
     fn sreg_globaltimer() -> i64;
     #[link_name = "llvm.nvvm.read.ptx.sreg.lanemask.lt"]
     fn sreg_lanemask_lt() -> i32;
+    #[link_name = "llvm.nvvm.read.ptx.sreg.dynamic_smem_size"]
+    fn sreg_dynamic_smem_size() -> i32;
     #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.all"]
     fn barrier_cta_sync_aligned_all(id: i32);
     #[link_name = "llvm.nvvm.barrier.cta.sync.all"]
@@ -77,6 +79,13 @@ unsafe extern "C" {
     /// never reaches a user's link.
     #[link_name = "__omprt_assume_u32_eq"]
     fn assume_u32_eq_marker(p: *const u32, v: u32);
+
+    /// The block's dynamic shared memory (CUDA's `extern __shared__` array):
+    /// xtask's IR rewrite declares it `external addrspace(3)`, align 16
+    /// (`ir_rewrite::DYNAMIC_SHARED`), which ptxas maps to the launch's
+    /// dynamic shared bytes.
+    #[link_name = "__omprt_dynamic_shared"]
+    static DYNAMIC_SHARED: [u8; 0];
 }
 
 #[inline(always)]
@@ -110,6 +119,18 @@ pub fn global_timer_ns() -> u64 {
 pub fn lanemask_lt() -> u32 {
     // SAFETY: as above.
     unsafe { sreg_lanemask_lt() as u32 }
+}
+
+/// Bytes of dynamic shared memory the block was launched with.
+#[inline(always)]
+pub fn dynamic_shared_bytes() -> u32 {
+    // SAFETY: as above.
+    unsafe { sreg_dynamic_smem_size() as u32 }
+}
+/// Start of the block's dynamic shared memory (16-byte aligned).
+#[inline(always)]
+pub fn dynamic_shared_base() -> *mut u8 {
+    (&raw const DYNAMIC_SHARED).cast::<u8>().cast_mut()
 }
 
 /// States for the optimizer that the `u32` at `p` holds `v` here, as seen by

@@ -109,7 +109,15 @@ struct Block {
     dispatch: crate::workshare::dispatch::TeamDispatch,
     stack: crate::memory::SharedStack,
     arg_slots: crate::memory::ArgSlots,
+    dynamic: DynamicShared,
 }
+
+/// The block's dynamic shared memory, 16-byte aligned like the GPU's.
+struct DynamicShared(Box<[std::cell::UnsafeCell<u128>]>, u32);
+
+// SAFETY: the runtime hands out a raw pointer; the simulated threads of the
+// block synchronise their accesses as they would on a GPU.
+unsafe impl Sync for DynamicShared {}
 
 struct Grid {
     poisoned: AtomicBool,
@@ -145,6 +153,15 @@ pub fn launch<F>(num_blocks: u32, threads_per_block: u32, body: F)
 where
     F: Fn() + Sync,
 {
+    launch_with_dynamic_shared(num_blocks, threads_per_block, 0, body)
+}
+
+/// [`launch`] with `dynamic_bytes` of dynamic shared memory per block (the
+/// launch's `sharedMemBytes`: `ompx_dyn_cgroup_mem`, `LIBOMPTARGET_SHARED_MEMORY_SIZE`).
+pub fn launch_with_dynamic_shared<F>(num_blocks: u32, threads_per_block: u32, dynamic_bytes: u32, body: F)
+where
+    F: Fn() + Sync,
+{
     assert!(num_blocks > 0 && threads_per_block > 0 && threads_per_block <= 1024);
     let grid = Arc::new(Grid { poisoned: AtomicBool::new(false), start: Instant::now() });
     let warps_per_block = threads_per_block.div_ceil(WARP_SIZE);
@@ -166,6 +183,10 @@ where
                 dispatch: crate::workshare::dispatch::TeamDispatch::new(),
                 stack: crate::memory::SharedStack::new(),
                 arg_slots: crate::memory::ArgSlots::new(),
+                dynamic: DynamicShared(
+                    (0..dynamic_bytes.div_ceil(16)).map(|_| std::cell::UnsafeCell::new(0)).collect(),
+                    dynamic_bytes,
+                ),
             })
         })
         .collect();
@@ -412,6 +433,13 @@ pub fn team_arg_slots() -> &'static crate::memory::ArgSlots {
 pub fn team_stack() -> &'static crate::memory::SharedStack {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.stack as *const crate::memory::SharedStack) })
+}
+
+pub fn dynamic_shared_bytes() -> u32 {
+    with(|t| t.block.dynamic.1)
+}
+pub fn dynamic_shared_base() -> *mut u8 {
+    with(|t| t.block.dynamic.0.as_ptr().cast_mut().cast::<u8>())
 }
 
 /// Simulated lanes do not run in lockstep, so each caller adds on its own;

@@ -63,7 +63,18 @@ pub extern "C-unwind" fn ompx_shfl_down_sync_d(mask: u64, var: f64, delta: u32, 
     f64::from_bits(arch::shuffle_down_u64(mask as u32, var.to_bits(), delta, width as u32))
 }
 
-not_yet! {
-    // Needs an `extern __shared__` array that the IR rewrite does not make yet.
-    fn llvm_omp_target_dynamic_shared_alloc() -> VoidPtr;
+/// The block's dynamic shared memory (`omp.h`); null without any.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn llvm_omp_target_dynamic_shared_alloc() -> VoidPtr {
+    crate::memory::dynamic_shared()
+}
+/// Older name of [`llvm_omp_target_dynamic_shared_alloc`].
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn llvm_omp_get_dynamic_shared() -> VoidPtr {
+    crate::memory::dynamic_shared()
+}
+/// Older name of [`llvm_omp_target_dynamic_shared_alloc`].
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __kmpc_get_dynamic_shared() -> VoidPtr {
+    crate::memory::dynamic_shared()
 }

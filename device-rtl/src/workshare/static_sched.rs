@@ -53,23 +53,28 @@ pub fn static_balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticCh
     let diff = T::distance(lb, ub);
     let (id, n) = (T::u_from_u32(id), T::u_from_u32(count));
     let one = T::Unsigned::ONE;
-    // trip = diff + 1 = q*n + r + 1; derive trip/n and trip%n without forming
-    // trip, which overflows for a full-range loop.
-    let (q, r) = (diff.div_nonzero(n), diff.rem_nonzero(n));
-    let (small, extras) = if r + one == n { (q + one, T::Unsigned::ZERO) } else { (q, r + one) };
     // Past the last iteration: a stride that takes every entity out of the loop.
     let stride = T::stride(diff.wrapping_add(one));
+    // Before the division: an empty loop's `diff` wrapped around.
     if lb > ub {
         return empty(ub, stride);
     }
-    let (start, len) = if id < extras { (id * (small + one), small + one) } else { (id * small + extras, small) };
-    if len == T::Unsigned::ZERO {
+    // trip = diff + 1 = q*n + r + 1 (r < n); derive the sizes without forming
+    // trip or q + 1, which overflow for a full-range loop on one entity.
+    let (q, r) = (diff.div_nonzero(n), diff.rem_nonzero(n));
+    // Entities `0..big` run q + 1 iterations, the others q.
+    let big = r + one;
+    let (start, len_minus_one) = if id < big {
+        (id * q + id, q)
+    } else if q == T::Unsigned::ZERO {
         return empty(ub, stride);
-    }
+    } else {
+        (id * q + big, q - one)
+    };
     let first = lb.offset(start);
     // The last iteration ends the last non-empty block.
-    let owner_of_last = if small == T::Unsigned::ZERO { extras - one } else { n - one };
-    StaticChunk { lb: first, ub: first.offset(len - one), stride, last: id == owner_of_last }
+    let owner_of_last = if q == T::Unsigned::ZERO { big - one } else { n - one };
+    StaticChunk { lb: first, ub: first.offset(len_minus_one), stride, last: id == owner_of_last }
 }
 
 #[cfg(test)]
@@ -172,6 +177,21 @@ mod tests {
         assert_eq!((c.lb, c.ub, c.last), (0, 9, true));
         let c = static_chunked::<i32>(0, 9, 100, 1, 4);
         assert!(c.lb > c.ub && !c.last);
+    }
+
+    #[test]
+    fn an_empty_loop_on_one_entity_stays_empty() {
+        // diff wraps to the type's maximum here: q + 1 overflowed (found by proptest).
+        let c = static_balanced::<i32>(0, -1, 0, 1);
+        assert!(c.lb > c.ub && !c.last, "{c:?}");
+    }
+
+    #[test]
+    fn a_full_range_loop_on_one_entity_runs_whole() {
+        let c = static_balanced::<i32>(i32::MIN, i32::MAX, 0, 1);
+        assert_eq!((c.lb, c.ub, c.last), (i32::MIN, i32::MAX, true));
+        let c = static_balanced::<u64>(0, u64::MAX, 0, 1);
+        assert_eq!((c.lb, c.ub, c.last), (0, u64::MAX, true));
     }
 
     #[test]
