@@ -59,22 +59,22 @@ pub fn static_balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticCh
     if lb > ub {
         return empty(ub, stride);
     }
-    // trip = diff + 1 = q*n + r + 1 (r < n); derive the sizes without forming
-    // trip or q + 1, which overflow for a full-range loop on one entity.
+    // One entity runs the whole loop, whose trip count may not fit the type.
+    if count == 1 {
+        return StaticChunk { lb, ub, stride, last: true };
+    }
+    // trip = diff + 1 = q*n + r + 1; derive trip/n and trip%n without forming
+    // trip. With n >= 2, q + 1 fits.
     let (q, r) = (diff.div_nonzero(n), diff.rem_nonzero(n));
-    // Entities `0..big` run q + 1 iterations, the others q.
-    let big = r + one;
-    let (start, len_minus_one) = if id < big {
-        (id * q + id, q)
-    } else if q == T::Unsigned::ZERO {
+    let (small, extras) = if r + one == n { (q + one, T::Unsigned::ZERO) } else { (q, r + one) };
+    let (start, len) = if id < extras { (id * (small + one), small + one) } else { (id * small + extras, small) };
+    if len == T::Unsigned::ZERO {
         return empty(ub, stride);
-    } else {
-        (id * q + big, q - one)
-    };
+    }
     let first = lb.offset(start);
     // The last iteration ends the last non-empty block.
-    let owner_of_last = if q == T::Unsigned::ZERO { big - one } else { n - one };
-    StaticChunk { lb: first, ub: first.offset(len_minus_one), stride, last: id == owner_of_last }
+    let owner_of_last = if small == T::Unsigned::ZERO { extras - one } else { n - one };
+    StaticChunk { lb: first, ub: first.offset(len - one), stride, last: id == owner_of_last }
 }
 
 #[cfg(test)]
