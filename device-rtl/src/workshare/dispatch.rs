@@ -138,25 +138,53 @@ pub fn guided_size<D: Count>(start: D, last: D, threads: u32, min_chunk: D) -> D
     left_minus_one.div_nonzero(D::from_u64(2 * u64::from(threads.max(1)))).max(min_chunk).max(D::ONE)
 }
 
-/// Thread `id`'s `k`-th chunk of a static schedule among `count` threads.
-pub fn static_chunk<D: Count>(plan: &Plan, last: D, id: u32, count: u32, k: u64) -> Option<(u64, u64, bool)> {
-    match plan.kind {
-        Kind::StaticBalanced => {
-            if k > 0 {
-                return None;
+/// Where a thread stands in a static schedule: the start of its next chunk,
+/// the chunk's length minus one, and the distance to the chunk after it (0:
+/// none). Set up once at `init`, so `next` neither divides nor multiplies:
+/// with that arithmetic inlined into every dispatched loop, it set the
+/// register count of kernels whose loops are not even static.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StaticCursor {
+    next: u64,
+    span: u64,
+    step: u64,
+    done: bool,
+}
+
+impl StaticCursor {
+    /// Thread `id`'s position among `count` threads at the loop's start.
+    pub fn new<D: Count>(plan: &Plan, last: D, id: u32, count: u32) -> StaticCursor {
+        let done = StaticCursor { next: 0, span: 0, step: 0, done: true };
+        let (start, span, step) = match plan.kind {
+            Kind::StaticBalanced => {
+                let c = static_balanced::<D>(D::ZERO, last, id, count);
+                if c.lb > c.ub {
+                    return done;
+                }
+                (c.lb, c.ub - c.lb, D::ZERO)
             }
-            let c = static_balanced::<D>(D::ZERO, last, id, count);
-            (c.lb <= c.ub).then_some((c.lb.into(), c.ub.into(), c.last))
-        }
-        _ => {
-            if k > D::MAX.into() {
-                return None;
+            _ => {
+                let chunk = D::from_u64(plan.chunk);
+                let Some(start) = D::u_from_u32(id).checked_mul(chunk).filter(|&s| s <= last) else { return done };
+                // A step past the type's range leaves one chunk: the next would start past `last`.
+                (start, chunk - D::ONE, D::u_from_u32(count).checked_mul(chunk).unwrap_or(D::ZERO))
             }
-            let chunk = D::from_u64(plan.chunk);
-            let index = D::from_u64(k).checked_mul(D::u_from_u32(count))?.checked_add(D::u_from_u32(id))?;
-            let (a, b) = chunk_at(index.checked_mul(chunk)?, chunk, last)?;
-            Some((a.into(), b.into(), b == last))
+        };
+        StaticCursor { next: start.into(), span: span.into(), step: step.into(), done: false }
+    }
+
+    /// The next chunk as `(first, last, is_last)`, `None` past the end.
+    pub fn take<D: Count>(&mut self, last: D) -> Option<(u64, u64, bool)> {
+        if self.done {
+            return None;
         }
+        let (a, span, step) = (D::from_u64(self.next), D::from_u64(self.span), D::from_u64(self.step));
+        let b = if last - a <= span { last } else { a + span };
+        match a.checked_add(step) {
+            Some(n) if step != D::ZERO && n <= last => self.next = n.into(),
+            _ => self.done = true,
+        }
+        Some((a.into(), b.into(), b == last))
     }
 }
 
@@ -246,10 +274,8 @@ struct Private {
     plan: Plan,
     /// Whether chunks and the ordered turn come from the team record.
     in_team: bool,
-    id: u32,
-    count: u32,
-    /// Static schedules: how many of this thread's chunks were handed out.
-    taken: u64,
+    /// Static schedules: this thread's next chunk.
+    cursor_static: StaticCursor,
     /// `ordered`: the iteration this thread runs.
     cursor: u64,
     level: u32,
@@ -312,15 +338,15 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     let plan = if in_team { plan } else { Plan { kind: Kind::StaticBalanced, ..plan } };
     let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
     let slot = state::LOOP_RECORDS.my_slot();
+    let (id, count) = if in_team { (mapping::omp_thread_num(), threads.max(1)) } else { (0, 1) };
+    let cursor_static = StaticCursor::new::<D>(&plan, D::from_u64(bounds.last), id, count);
     // SAFETY: a fresh allocation, and this thread's own slot.
     unsafe {
         record.write(Private {
             bounds,
             plan,
             in_team,
-            id: if in_team { mapping::omp_thread_num() } else { 0 },
-            count: threads.max(1),
-            taken: 0,
+            cursor_static,
             cursor: 0,
             level: icvs.level,
             previous: (*slot).cast(),
@@ -348,9 +374,7 @@ fn next_chunk<D: Count>() -> Option<(u64, u64, bool, Bounds)> {
         let (a, b) = arch::team_dispatch().grab::<D>()?;
         (a, b, b == p.bounds.last)
     } else {
-        let c = static_chunk(&p.plan, D::from_u64(p.bounds.last), p.id, p.count, p.taken)?;
-        p.taken += 1;
-        c
+        p.cursor_static.take(D::from_u64(p.bounds.last))?
     };
     p.cursor = a;
     Some((a, b, last, p.bounds))
@@ -453,6 +477,19 @@ mod tests {
         assert!(Bounds::new(0i32, 0, 0).is_none());
     }
 
+    #[test]
+    fn static_cursors_near_the_top_of_a_32_bit_range() {
+        let last = u32::MAX - 3;
+        let plan = Plan { kind: Kind::StaticChunked, chunk: 1 << 31, ordered: false };
+        let chunks = |id| {
+            let mut c = StaticCursor::new::<u32>(&plan, last, id, 3);
+            core::iter::from_fn(move || c.take(last)).collect::<Vec<_>>()
+        };
+        assert_eq!(chunks(0), vec![(0, (1 << 31) - 1, false)]);
+        assert_eq!(chunks(1), vec![(1 << 31, u64::from(last), true)]);
+        assert_eq!(chunks(2), vec![]);
+    }
+
     proptest! {
         /// Every static plan covers `0..=last` exactly once, with one `last`.
         #[test]
@@ -463,11 +500,10 @@ mod tests {
             let mut seen = vec![0u32; last as usize + 1];
             let mut lasts = 0;
             for id in 0..count {
-                let mut k = 0;
-                while let Some((a, b, is_last)) = static_chunk(&plan, last, id, count, k) {
+                let mut cursor = StaticCursor::new::<u64>(&plan, last, id, count);
+                while let Some((a, b, is_last)) = cursor.take(last) {
                     for i in a..=b { seen[i as usize] += 1; }
                     lasts += u32::from(is_last);
-                    k += 1;
                 }
             }
             prop_assert!(seen.iter().all(|&n| n == 1));
