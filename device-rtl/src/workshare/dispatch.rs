@@ -358,26 +358,27 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
 /// The caller's next chunk as `(first, last, is_last)` normalised indices,
 /// with the bounds of its loop (one look-up of the thread's record).
 fn next_chunk<D: Count>() -> Option<(u64, u64, bool, Bounds)> {
-    let private = private_top();
-    if private.is_null() {
-        let team = arch::team_dispatch();
-        let (a, b) = team.grab::<D>()?;
-        let bounds = team.read().bounds;
-        return Some((a, b, b == bounds.last, bounds));
+    // SAFETY: this thread's own record, if any.
+    let mut private = unsafe { private_top().as_mut() };
+    if let Some(p) = &mut private
+        && !matches!(p.plan.kind, Kind::Dynamic | Kind::Guided)
+    {
+        if p.bounds.empty {
+            return None;
+        }
+        let (a, b, last) = p.cursor_static.take(D::from_u64(p.bounds.last))?;
+        p.cursor = a;
+        return Some((a, b, last, p.bounds));
     }
-    // SAFETY: this thread's own record.
-    let p = unsafe { &mut *private };
-    if p.bounds.empty {
-        return None;
+    // The team's loop; a private record of a dynamic kind (an `ordered`
+    // loop) describes the same one. One inlined copy of `grab` for both.
+    let team = arch::team_dispatch();
+    let (a, b) = team.grab::<D>()?;
+    let bounds = team.read().bounds;
+    if let Some(p) = private {
+        p.cursor = a;
     }
-    let (a, b, last) = if matches!(p.plan.kind, Kind::Dynamic | Kind::Guided) {
-        let (a, b) = arch::team_dispatch().grab::<D>()?;
-        (a, b, b == p.bounds.last)
-    } else {
-        p.cursor_static.take(D::from_u64(p.bounds.last))?
-    };
-    p.cursor = a;
-    Some((a, b, last, p.bounds))
+    Some((a, b, b == bounds.last, bounds))
 }
 
 /// `__kmpc_dispatch_next_*`: 1 and the caller's next chunk, or 0 when done.
