@@ -132,10 +132,19 @@ pub fn chunk_at<D: Count>(start: D, chunk: D, last: D) -> Option<(D, D)> {
     Some((start, if last - start < chunk { last } else { start + (chunk - D::ONE) }))
 }
 
-/// Guided: a share of what is left, at least `min_chunk`.
-pub fn guided_size<D: Count>(start: D, last: D, threads: u32, min_chunk: D) -> D {
+/// Guided: about half of what is left divided by the threads, at least
+/// `min_chunk`. The divisor is rounded up to a power of two, 2^`shift`
+/// ([`guided_shift`]), so the retried step of the CAS loop shifts instead of
+/// dividing (a 32-bit division is some twenty instructions and registers in
+/// every kernel with a dispatched loop).
+pub fn guided_size<D: Count>(start: D, last: D, shift: u32, min_chunk: D) -> D {
     let left_minus_one = if last > start { last - start } else { D::ZERO };
-    left_minus_one.div_nonzero(D::from_u64(2 * u64::from(threads.max(1)))).max(min_chunk).max(D::ONE)
+    left_minus_one.shr(shift).max(min_chunk).max(D::ONE)
+}
+
+/// log2 of twice the team size, rounded up: the divisor of [`guided_size`].
+pub fn guided_shift(threads: u32) -> u32 {
+    (2 * threads.clamp(1, 1 << 20)).next_power_of_two().trailing_zeros()
 }
 
 /// Where a thread stands in a static schedule: the start of its next chunk,
@@ -192,7 +201,8 @@ impl StaticCursor {
 struct TeamLoop {
     bounds: Bounds,
     plan: Plan,
-    threads: u32,
+    /// [`guided_shift`] of the team.
+    guided_shift: u32,
 }
 
 /// The team's record (see the module docs).
@@ -217,7 +227,7 @@ impl TeamDispatch {
             lp: UnsafeCell::new(TeamLoop {
                 bounds: Bounds { lb: 0, st: 1, last: 0, empty: true },
                 plan: Plan { kind: Kind::Dynamic, chunk: 1, ordered: false },
-                threads: 1,
+                guided_shift: 1,
             }),
             next: AtomicU64::new(0),
             ordered_next: AtomicU64::new(0),
@@ -246,7 +256,7 @@ impl TeamDispatch {
                     return None;
                 }
                 let s = D::from_u64(start);
-                let (a, b) = chunk_at(s, guided_size(s, last, lp.threads, chunk), last)?;
+                let (a, b) = chunk_at(s, guided_size(s, last, lp.guided_shift, chunk), last)?;
                 match self.next.compare_exchange_weak(start, b.into() + 1, Ordering::Relaxed, Ordering::Relaxed) {
                     Ok(_) => return Some((a.into(), b.into())),
                     Err(now) => start = now,
@@ -322,7 +332,7 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
         if mapping::omp_thread_num() == 0 {
             // SAFETY: the barriers order this write before and after every
             // other thread's use of the record.
-            unsafe { *team.lp.get() = TeamLoop { bounds, plan, threads } };
+            unsafe { *team.lp.get() = TeamLoop { bounds, plan, guided_shift: guided_shift(threads) } };
             team.next.store(0, Ordering::Relaxed);
             team.ordered_next.store(0, Ordering::Relaxed);
         }
@@ -516,7 +526,7 @@ mod tests {
         fn guided_chunks_stay_in_range(last in 0u64..100_000, threads in 1u32..1024, min in 1u64..50) {
             let mut start = 0;
             let mut grabs = 0u64;
-            while let Some((a, b)) = chunk_at(start, guided_size(start, last, threads, min), last) {
+            while let Some((a, b)) = chunk_at(start, guided_size(start, last, guided_shift(threads), min), last) {
                 prop_assert!(a <= b && b <= last);
                 start = b + 1;
                 grabs += 1;

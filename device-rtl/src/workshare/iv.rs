@@ -25,6 +25,8 @@ pub trait Distance:
     fn from_u64(v: u64) -> Self;
     fn checked_add(self, other: Self) -> Option<Self>;
     fn checked_mul(self, other: Self) -> Option<Self>;
+    /// `self >> bits` for `bits` below the width.
+    fn shr(self, bits: u32) -> Self;
 }
 
 /// A distance type that is a loop type of its own (`u32`, `u64`): the
@@ -65,6 +67,10 @@ macro_rules! distance {
             #[inline(always)]
             fn checked_mul(self, other: Self) -> Option<Self> {
                 <$u>::checked_mul(self, other)
+            }
+            #[inline(always)]
+            fn shr(self, bits: u32) -> Self {
+                self.wrapping_shr(bits)
             }
         }
     };
