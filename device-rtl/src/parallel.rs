@@ -54,7 +54,7 @@ fn must_serialize(if_expr: i32) -> bool {
 #[inline(always)]
 pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) {
     let run_alone = must_serialize(if_expr)
-        || if mapping::is_spmd_mode() {
+        || if in_spmd_kernel(wrapper) {
             // SAFETY: forwarded from the caller.
             unsafe { spmd_region(if_expr, num_threads, outlined, args, nargs) };
             false
@@ -66,6 +66,23 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
         // SAFETY: forwarded from the caller.
         unsafe { serialized(outlined, args, nargs) }
     }
+}
+
+/// Whether the region runs in an SPMD kernel. clang passes no wrapper
+/// exactly when it compiles the region inside a kernel it emits in SPMD mode,
+/// and the wrapper is a constant where this is inlined: such kernels then lose
+/// the generic-mode path without reading the mode, which openmp-opt cannot
+/// fold in a file that mixes modes (schedules.c: 1555 -> 1382 registers).
+/// The OpenMPIRBuilder passes no wrapper in either mode; in a generic kernel
+/// that is the error it always was, reported here.
+#[inline(always)]
+fn in_spmd_kernel(wrapper: *mut c_void) -> bool {
+    let spmd = mapping::is_spmd_mode();
+    if wrapper.is_null() {
+        debug::check(spmd, debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
+        return true;
+    }
+    spmd
 }
 
 /// Runs the region on the calling thread alone, one level deeper.

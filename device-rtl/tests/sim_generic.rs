@@ -397,6 +397,11 @@ extern "C-unwind" fn record_row(_g: *mut i32, _b: *mut i32, c: *mut c_void) {
     let c = unsafe { &*(c as *const Ctx) };
     c.log.lock().unwrap().push(row("serialized"));
 }
+/// clang emits a wrapper for every region of a generic kernel; these regions
+/// serialize, so no worker runs it.
+extern "C-unwind" fn record_row_wrapper(_zero: i16, _tid: i32) {
+    panic!("a worker ran a serialized region");
+}
 
 /// A kernel whose environment says no region starts inside another (what
 /// openmp-opt sets when it proves it): the main thread's serialized regions
@@ -412,11 +417,32 @@ fn serialized_regions_of_a_kernel_without_nesting() {
             return;
         }
         let mut args = [&c as *const Ctx as *mut c_void];
-        __kmpc_parallel_60(std::ptr::null(), 0, 0, -1, -1, record_row as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
-        __kmpc_parallel_60(std::ptr::null(), 0, 1, 16, -1, record_row as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        let wrapper = record_row_wrapper as *mut c_void;
+        __kmpc_parallel_60(std::ptr::null(), 0, 0, -1, -1, record_row as *mut c_void, wrapper, args.as_mut_ptr(), 1, 0);
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, 16, -1, record_row as *mut c_void, wrapper, args.as_mut_ptr(), 1, 0);
         assert_eq!((omp_get_level(), omp_get_active_level(), omp_get_num_threads()), (0, 0, 1), "after the regions");
         __kmpc_target_deinit();
     });
     let log = c.log.into_inner().unwrap();
     assert_eq!(log, vec![("serialized", 0, 1, 1, 0, 0, 1); 2]);
+}
+
+/// clang passes no wrapper only from SPMD kernels, and the runtime relies on
+/// it; a generic kernel without one (the OpenMPIRBuilder's code) gets a trap
+/// that says so.
+#[test]
+fn a_generic_region_without_a_wrapper_traps_naming_it() {
+    let env = Shared(kernel_env(ExecMode::GENERIC, 64));
+    let c = ctx();
+    let msg = common::trap_message(|| {
+        sim::launch(1, 64, || unsafe {
+            if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+                return;
+            }
+            let mut args = [&c as *const Ctx as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, record_row as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+            __kmpc_target_deinit();
+        })
+    });
+    assert_eq!(msg, "omprt: generic-mode region without a wrapper function: __kmpc_parallel_60");
 }
