@@ -246,29 +246,22 @@ pub unsafe fn invoke_wrapper(wrapper: *mut c_void, tid: u32) {
     unsafe { f(0, tid as i32) }
 }
 
-/// Regions with at most this many captured variables are called through an
-/// `alwaysinline` function (see below).
-const INLINE_ARITY: i64 = 8;
-
 /// Defines one caller per arity and the dispatcher over them.
-/// Separate functions keep each stack frame to what its arity needs: ptxas
-/// gives a single function with every arity's call the largest frame of all
-/// (504 bytes measured), and nested regions at -O0 then overflow CUDA's
-/// default 1 KiB stack. The callers are `noinline` while rustc optimises the
-/// runtime, and inlinable once linked into a user TU (section
-/// `.omprt.inline_later`, see xtask's ir_rewrite): there the region and its
-/// arity are constants, the call becomes direct and the region is inlined.
 ///
-/// Up to [`INLINE_ARITY`] the caller is `alwaysinline` there instead
-/// (`.omprt.always_inline_later`): openmp-opt, which runs before clang's
-/// inliners, turns the indirect call into a test against the regions the
-/// module passes, and the inliner then put such a region's body into the
-/// shared caller; with two dynamic loops in it, the caller outgrew the
-/// inliner's budget for the kernel (schedules.c reentrance: 94 registers and
-/// 152 stack bytes; inlined 40 and none). The always-inliner runs after
-/// openmp-opt and before those bodies are inlined. Larger arities stay
-/// `inlinehint`, which keeps -O0 frames small (saxpy at -O0: 568 stack bytes,
-/// 600 with 8 arities inlined, 736 with all).
+/// Each caller is a function of its own while rustc optimises the runtime,
+/// and `alwaysinline` once linked into a user's module, like
+/// `__kmpc_parallel_60` itself (section `.omprt.always_inline_later`, see
+/// xtask's ir_rewrite): clang's always-inliner runs after openmp-opt has seen
+/// the calls, and before its inliner. Why each part:
+/// * openmp-opt turns the indirect call into a test against each region the
+///   module passes; left to the inliner, a region's body went into the shared
+///   caller, which then outgrew the inliner's budget for the kernel
+///   (schedules.c reentrance: 94 registers and 152 stack bytes; 40 and none);
+/// * at -O0 the always-inliner alone runs: inlining `__kmpc_parallel_60` with
+///   clang's constant `nargs` keeps only that arity's arm, where every arity
+///   stayed reachable before and a 32-argument call set every kernel's
+///   registers (saxpy at -O0: 156 registers and 600 stack bytes, now 54 and
+///   488; LLVM 19: 59 and 560).
 macro_rules! microtask_arities {
     ($($n:literal => [$($i:literal)*],)*) => {
         /// Calls an outlined parallel region with its captured variables.
@@ -282,8 +275,6 @@ macro_rules! microtask_arities {
             match nargs {
                 $(
                     // SAFETY: forwarded from the caller.
-                    $n if $n <= INLINE_ARITY => unsafe { call_always_inline::<$n>(outlined, &mut g, &mut b, args) },
-                    // SAFETY: as above.
                     $n => unsafe { call_with::<$n>(outlined, &mut g, &mut b, args) },
                 )*
                 _ => debug::fatal(debug::message!("more than 32 captured variables in a parallel region: __kmpc_parallel_60")),
@@ -293,27 +284,8 @@ macro_rules! microtask_arities {
         /// # Safety
         /// `outlined` takes `(i32*, i32*)` and `N` pointers; `args` holds `N`.
         #[inline(never)]
-        #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.inline_later"))]
-        unsafe fn call_with<const N: usize>(outlined: *mut c_void, g: *mut i32, b: *mut i32, args: *mut *mut c_void) {
-            // SAFETY: forwarded from the caller.
-            unsafe { call_body::<N>(outlined, g, b, args) }
-        }
-
-        /// [`call_with`] for small arities, inlined by clang after openmp-opt.
-        ///
-        /// # Safety
-        /// As [`call_with`].
-        #[inline(never)]
         #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
-        unsafe fn call_always_inline<const N: usize>(outlined: *mut c_void, g: *mut i32, b: *mut i32, args: *mut *mut c_void) {
-            // SAFETY: forwarded from the caller.
-            unsafe { call_body::<N>(outlined, g, b, args) }
-        }
-
-        /// # Safety
-        /// As [`call_with`].
-        #[inline(always)]
-        unsafe fn call_body<const N: usize>(outlined: *mut c_void, g: *mut i32, b: *mut i32, args: *mut *mut c_void) {
+        unsafe fn call_with<const N: usize>(outlined: *mut c_void, g: *mut i32, b: *mut i32, args: *mut *mut c_void) {
             match N {
                 $(
                     $n => {

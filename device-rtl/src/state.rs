@@ -268,12 +268,15 @@ impl<T> PerThread<T> {
         unsafe { *self.field() }
     }
 
-    /// The calling thread's element once the array exists. The acquire fence
-    /// makes the array's zeroing visible (a stale L1 line of reused heap
-    /// memory would otherwise look like a pointer).
+    /// The calling thread's element once the array exists. The fence makes
+    /// the array's zeroing visible (a stale L1 line of reused heap memory
+    /// would otherwise look like a pointer). Block scope: the installer is a
+    /// thread of the same block; `fence(Acquire)` was a system-scope fence
+    /// (`fence.acquire.sys`) on every `__kmpc_dispatch_next` of a thread
+    /// with a loop record.
     #[inline(always)]
     pub fn existing_slot(self) -> *mut *mut T {
-        core::sync::atomic::fence(Ordering::Acquire);
+        arch::fence_block();
         // SAFETY: one element per thread of the block.
         unsafe { self.array_if_any().add(mapping::thread_id_in_block() as usize) }
     }

@@ -34,7 +34,10 @@ fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
 #[test]
 fn runtime_state_is_in_shared_memory_and_only_the_api_is_visible() {
     let ir = runtime_ir();
-    let shared: Vec<&str> = ir.lines().filter(|l| l.starts_with('@') && l.contains("addrspace(3) global")).collect();
+    let dynamic = format!("@{} = external addrspace(3) global [0 x i8], align 16", ir_rewrite::DYNAMIC_SHARED);
+    assert!(ir.lines().any(|l| l == dynamic), "the dynamic shared memory is not declared as {dynamic}");
+    let shared: Vec<&str> =
+        ir.lines().filter(|l| l.starts_with('@') && l.contains("addrspace(3) global") && *l != dynamic).collect();
     assert!(!shared.is_empty(), "no CTA-shared runtime state in the bitcode");
     assert!(shared.iter().all(|l| l.contains("internal") && l.contains("undef")), "{shared:?}");
     let is_api = device_build::api_checker().unwrap();

@@ -20,9 +20,15 @@ pub const ARCHS: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
 pub const LINK_ARCH: &str = "sm_90";
 pub const OPT_LEVELS: [&str; 2] = ["-O0", "-O2"];
 /// Undefined symbols a cubin may keep: the CUDA toolchain resolves them
-/// (device printf and heap, and nvlink's per-arch tables on sm_90).
+/// (device printf and heap, nvlink's per-arch tables on sm_90, and the
+/// `extern __shared__` array of dynamic shared memory, which every object
+/// declares and the launch sizes).
 fn cuda_provided(name: &str) -> bool {
-    matches!(name, "vprintf" | "malloc" | "free") || name.starts_with("__UDT") || name.starts_with("__UFT") || name.starts_with(".nv.")
+    matches!(name, "vprintf" | "malloc" | "free")
+        || name == crate::ir_rewrite::DYNAMIC_SHARED
+        || name.starts_with("__UDT")
+        || name.starts_with("__UFT")
+        || name.starts_with(".nv.")
 }
 
 pub struct Options {

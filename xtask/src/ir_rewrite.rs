@@ -15,13 +15,19 @@
 //! * the `__omp_rtl_*` configuration globals get `weak hidden constant i32 0`
 //!   definitions, which clang's `weak_odr` constants override;
 //! * functions carry no target-cpu/features, so one file serves sm_70…sm_120;
-//! * functions in section `.omprt.inline_later` trade `noinline` for `inlinehint`, so clang may
-//!   inline them into user code where their arguments are constants; in
-//!   `.omprt.always_inline_later`, for `alwaysinline`;
+//! * functions in section `.omprt.always_inline_later` trade `noinline` for
+//!   `alwaysinline`: rustc keeps them apart, openmp-opt sees the calls, then
+//!   clang's always-inliner puts them into user code, where their arguments
+//!   are constants;
 //! * each call of the marker [`ASSUME_MARKER`] becomes `llvm.assume(load == value)`: a
 //!   fact the runtime states about shared memory, for openmp-opt in the user's compile.
 //!   Written as `llvm.assume` in Rust, rustc's own pipeline drops it (the load has no
 //!   other use) before clang ever sees it.
+//!
+//! * every atomic access and fence without a scope gets `syncscope("device")`:
+//!   Rust has no scopes, and LLVM's default is the system scope (`ld.acquire.sys`,
+//!   `fence.acquire.sys`), which orders against the host and peer GPUs as well;
+//!   the runtime only ever synchronises threads of one kernel.
 //!
 //! It then *checks* the result: a mutable global left in global memory, or a
 //! non-internal symbol that is not part of the runtime's API, is an error.
@@ -32,9 +38,6 @@ pub const SHARED_SECTION: &str = ".omprt.shared";
 pub const CONSTANT_SECTION: &str = ".omprt.constant";
 /// Section for a static that is *meant* to be one device-global instance.
 pub const DEVICE_GLOBAL_SECTION: &str = ".omprt.device_global";
-/// Section marking a function rustc must not inline but clang may: its
-/// `noinline` is dropped after rustc's optimisation.
-pub const INLINE_LATER_SECTION: &str = ".omprt.inline_later";
 /// Section marking a function rustc must not inline but clang's always-inliner
 /// must, after openmp-opt (which runs before it) has seen it out of line.
 pub const ALWAYS_INLINE_LATER_SECTION: &str = ".omprt.always_inline_later";
@@ -106,11 +109,9 @@ pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteRepo
             report.config_defaults.push(name.to_string());
         }
     }
-    // `inlinehint`, not `alwaysinline`, for most: at -O0 the always-inliner
-    // would fold every arity of a region call back into one huge frame.
-    let lines = release_noinline(lines, INLINE_LATER_SECTION, "inlinehint", 90000);
-    let lines = release_noinline(lines, ALWAYS_INLINE_LATER_SECTION, "alwaysinline", 95000);
+    let lines = release_always_inline_later(lines);
     let lines = expand_assumes(lines)?;
+    let lines: Vec<String> = lines.into_iter().map(|l| scope_atomic(&l)).collect();
     // Rewrite uses after all definitions are known (uses may precede them).
     let mut out = String::with_capacity(ir.len() + 4096);
     for line in &lines {
@@ -128,11 +129,13 @@ pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteRepo
     Ok((out, report))
 }
 
-/// Moves each function of `section`, and every call of it, to a copy of its
-/// attribute group (numbered from `first_group`) where `noinline` becomes
-/// `attribute` (rustc repeats `noinline` on call sites), and drops the section.
-fn release_noinline(mut lines: Vec<String>, section: &str, attribute: &str, first_group: u32) -> Vec<String> {
-    let marker = format!(" section \"{section}\"");
+/// Moves each `.omprt.always_inline_later` function, and every call of it, to
+/// a copy of its attribute group (numbered from 95000) where `noinline`
+/// becomes `alwaysinline` (rustc repeats `noinline` on call sites), and drops
+/// the section.
+fn release_always_inline_later(mut lines: Vec<String>) -> Vec<String> {
+    let marker = format!(" section \"{ALWAYS_INLINE_LATER_SECTION}\"");
+    let first_group = 95000;
     let mut released: Vec<String> = Vec::new();
     let mut clones: Vec<(String, String)> = Vec::new();
     let clone_of = |group: &str, clones: &mut Vec<(String, String)>| {
@@ -167,11 +170,38 @@ fn release_noinline(mut lines: Vec<String>, section: &str, attribute: &str, firs
     for (group, clone) in clones {
         let prefix = format!("attributes {group} = ");
         if let Some(attrs) = lines.iter().find(|l| l.starts_with(&prefix)).cloned() {
-            let body = attrs[prefix.len()..].replace("noinline", attribute);
+            let body = attrs[prefix.len()..].replace("noinline", "alwaysinline");
             lines.push(format!("attributes {clone} = {body}"));
         }
     }
     lines
+}
+
+/// The memory orderings of LLVM IR, the token a scope goes before.
+const ORDERINGS: [&str; 6] = ["unordered", "monotonic", "acquire", "release", "acq_rel", "seq_cst"];
+
+/// `line` with `syncscope("device")` before its first ordering, if it is an
+/// atomic access or a fence without a scope.
+fn scope_atomic(line: &str) -> String {
+    let body = line.trim_start();
+    let op = body.split_once(" = ").map_or(body, |(_, rhs)| rhs);
+    let atomic = op.starts_with("load atomic ")
+        || op.starts_with("store atomic ")
+        || op.starts_with("cmpxchg ")
+        || op.starts_with("atomicrmw ")
+        || op.starts_with("fence ");
+    if !atomic || line.contains("syncscope(") {
+        return line.to_string();
+    }
+    let indent = &line[..line.len() - body.len()];
+    let mut words: Vec<&str> = body.split(' ').collect();
+    match words.iter().position(|w| ORDERINGS.contains(&w.trim_end_matches(','))) {
+        Some(i) => {
+            words.insert(i, "syncscope(\"device\")");
+            format!("{indent}{}", words.join(" "))
+        }
+        None => line.to_string(),
+    }
 }
 
 /// Replaces each call of [`ASSUME_MARKER`] with a load, a comparison and an
@@ -485,6 +515,34 @@ attributes #0 = { convergent nounwind "target-cpu"="sm_70" "target-features"="+p
     }
 
     #[test]
+    fn atomics_get_device_scope() {
+        let body = [
+            "  %a = load atomic i64, ptr %p acquire, align 8",
+            "  store atomic i64 %v, ptr %p release, align 8",
+            "  %c = cmpxchg weak ptr %p, i64 %a, i64 %v acq_rel monotonic, align 8",
+            "  %r = atomicrmw add ptr %p, i64 %v monotonic, align 8",
+            "  fence acquire",
+            "  fence syncscope(\"block\") seq_cst",
+            "  %acquire = load i64, ptr %p, align 8",
+            "  ret void",
+        ];
+        let ir = format!("define void @f(ptr %p, i64 %v) {{\n{}\n}}\n", body.join("\n"));
+        let ir = ir.as_str();
+        let (out, _) = rewrite(ir, &[]).unwrap();
+        for want in [
+            "  %a = load atomic i64, ptr %p syncscope(\"device\") acquire, align 8\n",
+            "  store atomic i64 %v, ptr %p syncscope(\"device\") release, align 8\n",
+            "  %c = cmpxchg weak ptr %p, i64 %a, i64 %v syncscope(\"device\") acq_rel monotonic, align 8\n",
+            "  %r = atomicrmw add ptr %p, i64 %v syncscope(\"device\") monotonic, align 8\n",
+            "  fence syncscope(\"device\") acquire\n",
+            "  fence syncscope(\"block\") seq_cst\n",
+            "  %acquire = load i64, ptr %p, align 8\n",
+        ] {
+            assert!(out.contains(want), "missing {want:?} in\n{out}");
+        }
+    }
+
+    #[test]
     fn dynamic_shared_memory_becomes_an_extern_shared_array() {
         let ir = "@__omprt_dynamic_shared = external global [0 x i8]\n\
 define ptr @f() {\n  ret ptr @__omprt_dynamic_shared\n}\n";
@@ -507,26 +565,16 @@ define ptr @f() {\n  ret ptr @__omprt_dynamic_shared\n}\n";
     }
 
     #[test]
-    fn inline_later_functions_lose_noinline_only() {
-        let ir = "define internal void @a() unnamed_addr #0 section \".omprt.inline_later\" {\n  ret void\n}\n\
+    fn always_inline_later_functions_become_alwaysinline() {
+        let ir = "define internal void @a() unnamed_addr #0 section \".omprt.always_inline_later\" {\n  ret void\n}\n\
 define internal void @b() unnamed_addr #0 {\n  call void @a() #1\n  call void @b() #1\n  ret void\n}\n\
 attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n";
         let (out, _) = rewrite(ir, &[]).unwrap();
-        assert!(out.contains("define internal void @a() unnamed_addr #90000 {"), "{out}");
-        assert!(out.contains("define internal void @b() unnamed_addr #0 {"));
-        assert!(out.contains("attributes #90000 = { convergent inlinehint nounwind }"), "{out}");
-        assert!(out.contains("attributes #0 = { convergent noinline nounwind }"));
-        assert!(out.contains("  call void @a() #90001\n") && out.contains("  call void @b() #1\n"), "{out}");
-        assert!(out.contains("attributes #90001 = { inlinehint }"), "{out}");
-    }
-
-    #[test]
-    fn always_inline_later_functions_become_alwaysinline() {
-        let ir = "define internal void @a() unnamed_addr #0 section \".omprt.always_inline_later\" {\n  ret void\n}\n\
-define internal void @b() unnamed_addr #0 {\n  call void @a() #1\n  ret void\n}\n\
-attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n";
-        let (out, _) = rewrite(ir, &[]).unwrap();
         assert!(out.contains("define internal void @a() unnamed_addr #95000 {"), "{out}");
+        // Only the marked function and its calls change.
+        assert!(out.contains("define internal void @b() unnamed_addr #0 {"));
+        assert!(out.contains("attributes #0 = { convergent noinline nounwind }"));
+        assert!(out.contains("  call void @b() #1\n"), "{out}");
         assert!(out.contains("attributes #95000 = { convergent alwaysinline nounwind }"), "{out}");
         assert!(out.contains("  call void @a() #95001\n") && out.contains("attributes #95001 = { alwaysinline }"), "{out}");
         assert!(!out.contains("section"), "{out}");

@@ -10,8 +10,9 @@ commands:
   check-abi      compare the built bitcode with LLVM 22's OMPKinds.def (types, coverage)
   corpus         compile tests-gpu/programs with clang 22 against the runtime
                  (-O0 and -O2, ptxas for sm_70/sm_80/sm_90) and check ABI needs
-  static-cost    registers/stack/static shared memory of each linked corpus kernel at -O2,
-                 omprt (clang 22) vs LLVM 19's DeviceRTL (clang 19)
+  static-cost [-O0|-O2]
+                 registers/stack/static shared memory of each linked corpus kernel (default
+                 -O2), omprt (clang 22) vs LLVM 19's DeviceRTL (clang 19), with totals
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
   help           this text";
@@ -23,9 +24,12 @@ fn main() -> ExitCode {
         Some("check-abi") => check_abi(&[]),
         Some("corpus") => run_corpus(),
         Some("remarks") => remarks_table(),
-        Some("static-cost") => xtask::static_cost::table(&corpus::Options::default()).map(|rows| {
-            println!("{}", xtask::static_cost::render(&rows));
-        }),
+        Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
+            opt @ ("-O0" | "-O2") => xtask::static_cost::table(&corpus::Options::default(), opt).map(|rows| {
+                println!("{}", xtask::static_cost::render(&rows));
+            }),
+            other => Err(format!("static-cost takes -O0 or -O2, not '{other}'")),
+        },
         Some("help") | Some("--help") | Some("-h") | None => {
             println!("{HELP}");
             Ok(())

@@ -83,15 +83,15 @@ pub fn device_compile(runtime: Runtime) -> Result<Command> {
     })
 }
 
-/// Builds `src` at -O2 into an offload executable against `runtime`.
-fn executable(src: &Path, runtime: Runtime, work: &Path) -> Result<PathBuf> {
+/// Builds `src` at `opt` (`-O0`, `-O2`) into an offload executable against `runtime`.
+fn executable(src: &Path, runtime: Runtime, opt: &str, work: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let exe = work.join(format!("{}.{runtime:?}", src.file_stem().unwrap().to_string_lossy()));
+    let exe = work.join(format!("{}{opt}.{runtime:?}", src.file_stem().unwrap().to_string_lossy()));
     let mut cmd = device_compile(runtime)?;
     if runtime == Runtime::Llvm19 {
         cmd.arg(format!("-L{}", llvm19_lib().display())).arg(format!("-L{}", llvm19_host_libs()?.display()));
     }
-    tools::run(cmd.arg("-O2").arg(src).arg("-o").arg(&exe))?;
+    tools::run(cmd.arg(opt).arg(src).arg("-o").arg(&exe))?;
     Ok(exe)
 }
 
@@ -127,14 +127,14 @@ pub struct Row {
     pub llvm19_error: Option<String>,
 }
 
-/// The table for every program of the corpus at -O2.
-pub fn table(opts: &corpus::Options) -> Result<Vec<Row>> {
+/// The table for every program of the corpus at `opt` (`-O0`, `-O2`).
+pub fn table(opts: &corpus::Options, opt: &str) -> Result<Vec<Row>> {
     let work = opts.out.join("static-cost");
     let mut rows = Vec::new();
     for src in corpus::programs(&opts.programs)? {
         let program = src.file_name().unwrap().to_string_lossy().to_string();
-        let ours = kernel_costs(&executable(&src, Runtime::Omprt, &work)?)?;
-        let (theirs, error) = match executable(&src, Runtime::Llvm19, &work).and_then(|e| kernel_costs(&e)) {
+        let ours = kernel_costs(&executable(&src, Runtime::Omprt, opt, &work)?)?;
+        let (theirs, error) = match executable(&src, Runtime::Llvm19, opt, &work).and_then(|e| kernel_costs(&e)) {
             Ok(c) => (c, None),
             Err(e) => (BTreeMap::new(), e.lines().find(|l| l.contains("error")).map(str::to_string)),
         };
@@ -195,5 +195,51 @@ pub fn render(rows: &[Row]) -> String {
         s += &notes.join("\n");
         s += "\n";
     }
+    s += "\n";
+    s += &totals(rows);
     s
+}
+
+/// Sums over the kernels both runtimes build, and on how many omprt needs
+/// more. A stack of unknown depth ("dyn") counts as worse than any known one
+/// and is left out of the sums.
+pub fn totals(rows: &[Row]) -> String {
+    let both: Vec<(Cost, Cost)> = rows.iter().filter_map(|r| Some((r.omprt?, r.llvm19?))).collect();
+    let known = |v: u32| if v == u32::MAX { 0 } else { u64::from(v) };
+    let line = |what: &str, f: &dyn Fn(&Cost) -> u64, worse: &dyn Fn(&Cost, &Cost) -> bool| {
+        let (o, l): (u64, u64) = both.iter().fold((0, 0), |(a, b), (o, l)| (a + f(o), b + f(l)));
+        let n = both.iter().filter(|(o, l)| worse(o, l)).count();
+        format!("| {what} | {o} | {l} | {n} |\n")
+    };
+    let mut s = format!("Totals over the {} kernels both runtimes build:\n\n| | omprt | LLVM 19 | kernels where omprt needs more |\n|---|---|---|---|\n", both.len());
+    s += &line("registers", &|c| c.registers.into(), &|o, l| o.registers > l.registers);
+    s += &line("stack bytes", &|c| known(c.stack_bytes), &|o, l| {
+        o.stack_bytes != l.stack_bytes && (o.stack_bytes == u32::MAX || (l.stack_bytes != u32::MAX && o.stack_bytes > l.stack_bytes))
+    });
+    s += &line("static shared bytes", &|c| c.smem_bytes, &|o, l| o.smem_bytes > l.smem_bytes);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(kernel: &str, o: (u32, u32, u64), l: Option<(u32, u32, u64)>) -> Row {
+        let cost = |(registers, stack_bytes, smem_bytes)| Cost { registers, stack_bytes, smem_bytes };
+        Row { program: "p.c".into(), kernel: kernel.into(), omprt: Some(cost(o)), llvm19: l.map(cost), llvm19_error: None }
+    }
+
+    #[test]
+    fn totals_count_kernels_both_build_and_where_omprt_needs_more() {
+        let rows = [
+            row("k_l1", (20, 0, 100), Some((24, 8, 50))),
+            row("k_l2", (30, u32::MAX, 0), Some((28, 16, 0))),
+            row("k_l3", (99, 99, 99), None),
+        ];
+        let t = totals(&rows);
+        assert!(t.contains("the 2 kernels"), "{t}");
+        assert!(t.contains("| registers | 50 | 52 | 1 |"), "{t}");
+        assert!(t.contains("| stack bytes | 0 | 24 | 1 |"), "{t}");
+        assert!(t.contains("| static shared bytes | 100 | 50 | 1 |"), "{t}");
+    }
 }

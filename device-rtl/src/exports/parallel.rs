@@ -3,7 +3,11 @@
 use super::*;
 use crate::{memory, parallel, state};
 
+/// `alwaysinline` once linked into a user's module (after openmp-opt has
+/// seen the call): see `parallel::invoke_microtask`.
 #[unsafe(no_mangle)]
+#[inline(never)]
+#[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
 pub unsafe extern "C-unwind" fn __kmpc_parallel_60(
     _loc: IdentPtr,
     _gtid: i32,
@@ -22,6 +26,8 @@ pub unsafe extern "C-unwind" fn __kmpc_parallel_60(
 
 /// The 9-parameter predecessor, for objects built by clang <= 21.
 #[unsafe(no_mangle)]
+#[inline(never)]
+#[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
 pub unsafe extern "C-unwind" fn __kmpc_parallel_51(
     _loc: IdentPtr,
     _gtid: i32,
