@@ -164,6 +164,13 @@ fn stack_cell(a: Option<u32>, b: Option<u32>) -> String {
     format!("{} / {}{}", show(a), show(b), if worse { " !" } else { "" })
 }
 
+/// The source line part of clang's kernel name: `l69`, or `l69_1` for the
+/// second kernel of that line.
+fn kernel_line(kernel: &str) -> &str {
+    let at = kernel.match_indices("_l").map(|(i, _)| i).filter(|&i| kernel[i + 2..].starts_with(|c: char| c.is_ascii_digit())).last();
+    at.map_or(kernel, |i| &kernel[i + 1..])
+}
+
 /// A markdown table: omprt / LLVM 19 in each cell, `!` where omprt is worse.
 pub fn render(rows: &[Row]) -> String {
     let mut s = String::from("| program | kernel (line) | registers | stack bytes | static smem bytes |\n|---|---|---|---|---|\n");
@@ -173,7 +180,7 @@ pub fn render(rows: &[Row]) -> String {
     };
     let mut notes = Vec::new();
     for r in rows {
-        let line = r.kernel.rsplit('_').next().unwrap_or(&r.kernel);
+        let line = kernel_line(&r.kernel);
         let (o, l) = (r.omprt, r.llvm19);
         s += &format!(
             "| {} | {} | {} | {} | {} |\n",
@@ -227,6 +234,13 @@ mod tests {
     fn row(kernel: &str, o: (u32, u32, u64), l: Option<(u32, u32, u64)>) -> Row {
         let cost = |(registers, stack_bytes, smem_bytes)| Cost { registers, stack_bytes, smem_bytes };
         Row { program: "p.c".into(), kernel: kernel.into(), omprt: Some(cost(o)), llvm19: l.map(cost), llvm19_error: None }
+    }
+
+    #[test]
+    fn kernels_are_shown_by_line() {
+        assert_eq!(kernel_line("__omp_offloading_fe00_5100b3_dynamic_1_l69_1"), "l69_1");
+        assert_eq!(kernel_line("__omp_offloading_fe00_5100b3_auto__l73"), "l73");
+        assert_eq!(kernel_line("main"), "main");
     }
 
     #[test]
