@@ -446,3 +446,52 @@ fn a_generic_region_without_a_wrapper_traps_naming_it() {
     });
     assert_eq!(msg, "omprt: generic-mode region without a wrapper function: __kmpc_parallel_60");
 }
+
+// ---- captured variables beyond the inline slots ----
+
+const MANY_ARGS: usize = 20;
+static MANY_ARGS_SEEN: AtomicU32 = AtomicU32::new(0);
+static FEW_ARGS_SEEN: AtomicU32 = AtomicU32::new(0);
+
+extern "C-unwind" fn unused_outlined(_g: *mut i32, _b: *mut i32) {
+    panic!("the workers run the wrapper");
+}
+
+/// Counts the workers that see every captured variable `i` as `i * 10 + 1`.
+extern "C-unwind" fn many_args_wrapper(_zero: i16, _tid: i32) {
+    let mut args: *mut *mut c_void = std::ptr::null_mut();
+    unsafe { __kmpc_get_shared_variables(&mut args) };
+    if (0..MANY_ARGS).all(|i| unsafe { *args.add(i) } as usize == i * 10 + 1) {
+        MANY_ARGS_SEEN.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Counts the workers that see the first two captured variables.
+extern "C-unwind" fn few_args_wrapper(_zero: i16, _tid: i32) {
+    let mut args: *mut *mut c_void = std::ptr::null_mut();
+    unsafe { __kmpc_get_shared_variables(&mut args) };
+    if unsafe { (*args as usize, *args.add(1) as usize) } == (1, 11) {
+        FEW_ARGS_SEEN.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// More captured variables than the team's inline slots go through a heap
+/// buffer; the next region with few is back on the slots.
+#[test]
+fn regions_with_more_captured_variables_than_inline_slots() {
+    let env = Shared(kernel_env(ExecMode::GENERIC, 96));
+    sim::launch(1, 96, || unsafe {
+        if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+            return;
+        }
+        let outlined = unused_outlined as *mut c_void;
+        let mut many: Vec<*mut c_void> = (0..MANY_ARGS).map(|i| (i * 10 + 1) as *mut c_void).collect();
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, many_args_wrapper as *mut c_void, many.as_mut_ptr(), MANY_ARGS as i64, 0);
+        let mut few: Vec<*mut c_void> = vec![1 as *mut c_void, 11 as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, few_args_wrapper as *mut c_void, few.as_mut_ptr(), 2, 0);
+        __kmpc_target_deinit();
+    });
+    // Each region's 64 workers saw its variables.
+    assert_eq!(MANY_ARGS_SEEN.load(Ordering::Relaxed), 64);
+    assert_eq!(FEW_ARGS_SEEN.load(Ordering::Relaxed), 64);
+}
