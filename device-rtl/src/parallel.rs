@@ -248,11 +248,12 @@ pub unsafe fn invoke_wrapper(wrapper: *mut c_void, tid: u32) {
 
 /// Defines one caller per arity and the dispatcher over them.
 ///
-/// Each caller is a function of its own while rustc optimises the runtime,
-/// and `alwaysinline` once linked into a user's module, like
-/// `__kmpc_parallel_60` itself (section `.omprt.always_inline_later`, see
-/// xtask's ir_rewrite): clang's always-inliner runs after openmp-opt has seen
-/// the calls, and before its inliner. Why each part:
+/// Each caller is a function of its own while rustc optimises the runtime
+/// (inlined there, the callers made schedules.c 2375 registers), and
+/// `alwaysinline` once linked into a user's module (section
+/// `.omprt.always_inline_later`, see xtask's ir_rewrite), like
+/// `__kmpc_parallel_60` itself: clang's always-inliner runs after openmp-opt
+/// has seen the calls, and before its inliner. Why each part:
 /// * openmp-opt turns the indirect call into a test against each region the
 ///   module passes; left to the inliner, a region's body went into the shared
 ///   caller, which then outgrew the inliner's budget for the kernel

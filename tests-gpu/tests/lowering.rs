@@ -174,12 +174,28 @@ fn spmd_kernel_keeps_its_static_cost() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The reduction entry points reach clang with `alwaysinline`, so its
-/// shuffle and copy callbacks become direct calls in the kernel.
+/// At -O0 only the always-inliner runs: inlining `__kmpc_parallel_60` with
+/// clang's constant `nargs` must leave only that arity's call, or the
+/// 32-argument one sets every kernel's registers (156 before; LLVM 19: 59).
 #[test]
-fn reduction_entry_points_are_always_inlined() {
+fn unoptimised_kernel_keeps_one_region_arity() {
+    let dir = std::env::temp_dir().join(format!("omprt-cost-o0-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = xtask::repo_root().join("tests-gpu/programs/saxpy.c");
+    let exe = corpus::build_executable(&src, "-O0", &dir).unwrap_or_else(|e| panic!("{e}"));
+    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
+    let (name, cost) = costs.iter().next().unwrap_or_else(|| panic!("no kernel in {}", exe.display()));
+    assert!(cost.registers <= 64, "{name}: {} registers at -O0", cost.registers);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// These entry points reach clang with `alwaysinline`: the reductions, so
+/// its shuffle and copy callbacks become direct calls in the kernel; the
+/// region calls, so that each keeps only its arity (see `parallel.rs`).
+#[test]
+fn entry_points_meant_for_inlining_are_always_inlined() {
     let ir = runtime_ir();
-    for name in ["__kmpc_nvptx_parallel_reduce_nowait_v2", "__kmpc_nvptx_teams_reduce_nowait_v2"] {
+    for name in ["__kmpc_nvptx_parallel_reduce_nowait_v2", "__kmpc_nvptx_teams_reduce_nowait_v2", "__kmpc_parallel_60", "__kmpc_parallel_51"] {
         let define = ir.lines().find(|l| l.starts_with("define") && l.contains(&format!("@{name}("))).unwrap_or_else(|| panic!("{name} not defined"));
         let group = define.split_whitespace().rev().find(|w| w.starts_with('#')).unwrap_or_else(|| panic!("{name}: no attributes"));
         let attrs = ir.lines().find(|l| l.starts_with(&format!("attributes {group} = "))).unwrap();

@@ -3,11 +3,12 @@
 use super::*;
 use crate::{memory, parallel, state};
 
-/// `alwaysinline` once linked into a user's module (after openmp-opt has
-/// seen the call): see `parallel::invoke_microtask`.
+// `alwaysinline` for clang, whose always-inliner runs after openmp-opt has
+// seen the call (checked by tests-gpu/tests/lowering.rs); see
+// `parallel::microtask_arities` for what that buys.
 #[unsafe(no_mangle)]
-#[inline(never)]
-#[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
+#[allow(unused_attributes)]
+#[inline(always)]
 pub unsafe extern "C-unwind" fn __kmpc_parallel_60(
     _loc: IdentPtr,
     _gtid: i32,
@@ -26,8 +27,8 @@ pub unsafe extern "C-unwind" fn __kmpc_parallel_60(
 
 /// The 9-parameter predecessor, for objects built by clang <= 21.
 #[unsafe(no_mangle)]
-#[inline(never)]
-#[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
+#[allow(unused_attributes)]
+#[inline(always)]
 pub unsafe extern "C-unwind" fn __kmpc_parallel_51(
     _loc: IdentPtr,
     _gtid: i32,
