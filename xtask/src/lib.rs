@@ -10,6 +10,7 @@
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
 
 pub mod abi_table;
+pub mod bench_cost;
 pub mod corpus;
 pub mod device_build;
 pub mod ir_rewrite;

@@ -84,7 +84,7 @@ pub fn device_compile(runtime: Runtime) -> Result<Command> {
 }
 
 /// Builds `src` at `opt` (`-O0`, `-O2`) into an offload executable against `runtime`.
-fn executable(src: &Path, runtime: Runtime, opt: &str, work: &Path) -> Result<PathBuf> {
+pub fn executable(src: &Path, runtime: Runtime, opt: &str, work: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let exe = work.join(format!("{}{opt}.{runtime:?}", src.file_stem().unwrap().to_string_lossy()));
     let mut cmd = device_compile(runtime)?;
@@ -166,7 +166,7 @@ fn stack_cell(a: Option<u32>, b: Option<u32>) -> String {
 
 /// The source line part of clang's kernel name: `l69`, or `l69_1` for the
 /// second kernel of that line.
-fn kernel_line(kernel: &str) -> &str {
+pub fn kernel_line(kernel: &str) -> &str {
     let at = kernel.match_indices("_l").map(|(i, _)| i).filter(|&i| kernel[i + 2..].starts_with(|c: char| c.is_ascii_digit())).last();
     at.map_or(kernel, |i| &kernel[i + 1..])
 }

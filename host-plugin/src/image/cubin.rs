@@ -152,9 +152,11 @@ pub fn parse(data: &[u8]) -> Result<Cubin<'_>, ImageError> {
         } else if name.ends_with(KERNEL_ENVIRONMENT_SUFFIX.as_bytes()) {
             environments.insert(name, symbol);
         } else if symbol.st_type() == STT_FUNC
-            && name.starts_with(KERNEL_PREFIX.as_bytes())
             && symbol.st_shndx(endian) != SHN_UNDEF
-            && (symbol.st_other() & STO_CUDA_ENTRY != 0 || symbol.st_bind() != STB_LOCAL)
+            // Every entry point (GCC names its kernels `f$_omp_fn$N`), and
+            // clang's kernels even where the entry flag is missing.
+            && (symbol.st_other() & STO_CUDA_ENTRY != 0
+                || (name.starts_with(KERNEL_PREFIX.as_bytes()) && symbol.st_bind() != STB_LOCAL))
         {
             candidates.push((index.0, utf8(name, "kernel symbol name")?));
         }
