@@ -6,8 +6,8 @@
 //! Discipline for the team state: fields are written by one thread (the team's
 //! initial thread, or a region protocol's leader) and published to the others
 //! by a block barrier. That rule is what makes the plain loads and stores below
-//! race-free. The only field written concurrently is `thread_states`, which is
-//! installed with a compare-and-swap.
+//! race-free. The per-thread arrays, installed concurrently with a
+//! compare-and-swap, live apart from it ([`PerThreadArrays`]).
 #![allow(unsafe_code)]
 
 use crate::{arch, config, debug, mapping};
@@ -66,13 +66,6 @@ pub struct TeamState {
     pub parallel_region_fn: *mut c_void,
     /// Generic mode: the captured variables of the current region.
     pub shared_args: *mut *mut c_void,
-    /// Each thread's innermost ICV state: one pointer per thread of the block,
-    /// allocated the first time any thread needs one ([`PerThread`]).
-    pub thread_states: *mut *mut ThreadState,
-    /// Each thread's innermost dispatched loop (`workshare::dispatch`),
-    /// allocated likewise. An array of its own so that kernels with such
-    /// loops keep `thread_states` null and their ICV queries still fold.
-    pub loop_records: *mut *mut c_void,
     /// Bytes of the shared-memory stack in use (see `memory`).
     pub stack_top: u32,
     /// Teams reduction: the master tells its team that it arrived last.
@@ -121,8 +114,6 @@ impl TeamSharedCell {
                 launch_env: core::ptr::null_mut(),
                 parallel_region_fn: core::ptr::null_mut(),
                 shared_args: core::ptr::null_mut(),
-                thread_states: core::ptr::null_mut(),
-                loop_records: core::ptr::null_mut(),
                 stack_top: 0,
                 teams_reduce_last: 0,
             },
@@ -184,10 +175,50 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
         t.launch_env = launch_env;
         t.parallel_region_fn = core::ptr::null_mut();
         t.shared_args = core::ptr::null_mut();
-        t.thread_states = core::ptr::null_mut();
-        t.loop_records = core::ptr::null_mut();
         t.stack_top = 0;
     });
+    // SAFETY: the initial thread, before the barrier that releases the others.
+    unsafe {
+        let arrays = arch::team_per_thread().0.get();
+        (*arrays).thread_states = core::ptr::null_mut();
+        (*arrays).loop_records = core::ptr::null_mut();
+    }
+}
+
+/// The team's per-thread arrays: one pointer per thread of the block each,
+/// allocated the first time any thread needs one ([`PerThread`]). A static of
+/// their own, apart from the team state: the compare-and-swap that installs
+/// them kept LLVM from splitting the team state into the fields a kernel uses
+/// (ordered.c: 176 bytes of shared memory).
+#[repr(C)]
+pub struct PerThreadArrays {
+    /// Each thread's innermost ICV state.
+    pub thread_states: *mut *mut ThreadState,
+    /// Each thread's innermost dispatched loop (`workshare::dispatch`). An
+    /// array of its own so that kernels with such loops keep `thread_states`
+    /// null and their ICV queries still fold.
+    pub loop_records: *mut *mut c_void,
+}
+
+/// The shared-memory cell of [`PerThreadArrays`].
+pub struct PerThreadArraysCell(pub UnsafeCell<PerThreadArrays>);
+
+// SAFETY: installed with a compare-and-swap, read with benign plain loads
+// (see `PerThread`), reset by the initial thread between barriers.
+unsafe impl Sync for PerThreadArraysCell {}
+// SAFETY: as for `TeamSharedCell`.
+unsafe impl Send for PerThreadArraysCell {}
+
+impl PerThreadArraysCell {
+    pub const fn new() -> Self {
+        PerThreadArraysCell(UnsafeCell::new(PerThreadArrays { thread_states: core::ptr::null_mut(), loop_records: core::ptr::null_mut() }))
+    }
+}
+
+impl Default for PerThreadArraysCell {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// The calling thread's own state, if it has one.
@@ -225,7 +256,7 @@ pub fn icvs() -> Icvs {
 }
 
 /// One of the team's lazily allocated arrays with a pointer per thread of
-/// the block, named by the team-state field that holds it.
+/// the block, named by the [`PerThreadArrays`] field that holds it.
 ///
 /// The field is plain, read with plain loads (every ICV query reads the
 /// thread-state one, about ten times per parallel region of an SPMD loop):
@@ -236,7 +267,7 @@ pub fn icvs() -> Icvs {
 /// acquire fence. openmp-opt folds loads of the field to null when every
 /// write it sees stores null, which is the case in kernels that never
 /// install the array.
-pub struct PerThread<T>(fn(*mut TeamState) -> *mut *mut *mut T);
+pub struct PerThread<T>(fn(*mut PerThreadArrays) -> *mut *mut *mut T);
 
 // Not derived: a derive would require `T: Copy`.
 impl<T> Clone for PerThread<T> {
@@ -258,7 +289,7 @@ pub const LOOP_RECORDS: PerThread<c_void> = PerThread(|t| {
 impl<T> PerThread<T> {
     #[inline(always)]
     fn field(self) -> *mut *mut *mut T {
-        (self.0)(team_ptr())
+        (self.0)(arch::team_per_thread().0.get())
     }
 
     /// The array, or null while no thread has needed it.

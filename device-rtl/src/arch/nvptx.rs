@@ -322,6 +322,15 @@ pub fn team_shared() -> &'static crate::state::TeamSharedCell {
     &TEAM_SHARED
 }
 
+/// The team's per-thread arrays (see `state::PerThreadArrays`).
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_PER_THREAD: crate::state::PerThreadArraysCell = crate::state::PerThreadArraysCell::new();
+
+#[inline(always)]
+pub fn team_per_thread() -> &'static crate::state::PerThreadArraysCell {
+    &TEAM_PER_THREAD
+}
+
 /// The team's `__kmpc_alloc_shared` stack.
 #[unsafe(link_section = ".omprt.shared")]
 static TEAM_STACK: crate::memory::SharedStack = crate::memory::SharedStack::new();

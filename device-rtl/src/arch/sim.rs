@@ -106,6 +106,7 @@ struct Block {
     counted_cv: Condvar,
     warps: Vec<Warp>,
     team: TeamSharedCell,
+    per_thread: crate::state::PerThreadArraysCell,
     dispatch: crate::workshare::dispatch::TeamDispatch,
     stack: crate::memory::SharedStack,
     arg_slots: crate::memory::ArgSlots,
@@ -180,6 +181,7 @@ where
                 counted_cv: Condvar::new(),
                 warps,
                 team: TeamSharedCell::new(),
+                per_thread: crate::state::PerThreadArraysCell::new(),
                 dispatch: crate::workshare::dispatch::TeamDispatch::new(),
                 stack: crate::memory::SharedStack::new(),
                 arg_slots: crate::memory::ArgSlots::new(),
@@ -418,6 +420,11 @@ pub fn team_shared() -> &'static TeamSharedCell {
     // SAFETY: the block outlives every simulated thread of it (launch joins
     // all threads before dropping the blocks), and only those threads call this.
     with(|t| unsafe { &*(&t.block.team as *const TeamSharedCell) })
+}
+
+pub fn team_per_thread() -> &'static crate::state::PerThreadArraysCell {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.per_thread as *const crate::state::PerThreadArraysCell) })
 }
 
 pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
