@@ -52,10 +52,11 @@ static int generic_kernel(void) {
   return bad;
 }
 
-// An SPMD kernel: every thread writes its slot, then reads its neighbour's.
+// An SPMD kernel: every thread writes its slot, then reads its neighbour's;
+// the teams combine their counts with a teams reduction.
 static int spmd_kernel(void) {
   int bad = 0;
-#pragma omp target teams num_teams(TEAMS) thread_limit(THREADS) ompx_dyn_cgroup_mem(THREADS * sizeof(long)) map(tofrom : bad)
+#pragma omp target teams num_teams(TEAMS) thread_limit(THREADS) ompx_dyn_cgroup_mem(THREADS * sizeof(long)) reduction(+ : bad)
 #pragma omp parallel reduction(+ : bad)
   {
     long *slot = (long *)llvm_omp_target_dynamic_shared_alloc();
