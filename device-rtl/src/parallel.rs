@@ -72,7 +72,7 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
 /// exactly when it compiles the region inside a kernel it emits in SPMD mode,
 /// and the wrapper is a constant where this is inlined: such kernels then lose
 /// the generic-mode path without reading the mode, which openmp-opt cannot
-/// fold in a file that mixes modes (schedules.c: 1555 -> 1382 registers).
+/// fold in a file that mixes modes (schedules.c: 1555 -> 1452 registers).
 /// The OpenMPIRBuilder passes no wrapper in either mode; in a generic kernel
 /// that is the error it always was, reported here.
 #[inline(always)]
@@ -261,7 +261,7 @@ pub unsafe fn invoke_wrapper(wrapper: *mut c_void, tid: u32) {
 /// * at -O0 the always-inliner alone runs: inlining `__kmpc_parallel_60` with
 ///   clang's constant `nargs` keeps only that arity's arm, where every arity
 ///   stayed reachable before and a 32-argument call set every kernel's
-///   registers (saxpy at -O0: 156 registers and 600 stack bytes, now 54 and
+///   registers (saxpy at -O0: 156 registers and 568 stack bytes, now 54 and
 ///   488; LLVM 19: 59 and 560).
 macro_rules! microtask_arities {
     ($($n:literal => [$($i:literal)*],)*) => {

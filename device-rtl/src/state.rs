@@ -263,8 +263,8 @@ pub fn icvs() -> Icvs {
 /// an atomic load cannot be merged with its neighbours, and the acquire load
 /// this used to be (`ld.acquire.sys`) ordered every later load of the thread
 /// behind it. The race with the installing compare-and-swap is benign: a
-/// thread sees null or the array, and reads its element only after an
-/// acquire fence. openmp-opt folds loads of the field to null when every
+/// thread sees null or the array, and reads its element only after a
+/// block-scope fence (`existing_slot`). openmp-opt folds loads of the field to null when every
 /// write it sees stores null, which is the case in kernels that never
 /// install the array.
 pub struct PerThread<T>(fn(*mut PerThreadArrays) -> *mut *mut *mut T);

@@ -22,8 +22,7 @@
 //! * each call of the marker [`ASSUME_MARKER`] becomes `llvm.assume(load == value)`: a
 //!   fact the runtime states about shared memory, for openmp-opt in the user's compile.
 //!   Written as `llvm.assume` in Rust, rustc's own pipeline drops it (the load has no
-//!   other use) before clang ever sees it.
-//!
+//!   other use) before clang ever sees it;
 //! * every atomic access and fence without a scope gets `syncscope("device")`:
 //!   Rust has no scopes, and LLVM's default is the system scope (`ld.acquire.sys`,
 //!   `fence.acquire.sys`), which orders against the host and peer GPUs as well;
@@ -527,8 +526,7 @@ attributes #0 = { convergent nounwind "target-cpu"="sm_70" "target-features"="+p
             "  ret void",
         ];
         let ir = format!("define void @f(ptr %p, i64 %v) {{\n{}\n}}\n", body.join("\n"));
-        let ir = ir.as_str();
-        let (out, _) = rewrite(ir, &[]).unwrap();
+        let (out, _) = rewrite(&ir, &[]).unwrap();
         for want in [
             "  %a = load atomic i64, ptr %p syncscope(\"device\") acquire, align 8\n",
             "  store atomic i64 %v, ptr %p syncscope(\"device\") release, align 8\n",
