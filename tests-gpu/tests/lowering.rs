@@ -130,6 +130,17 @@ fn runtime_stack_frames_stay_small() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// saxpy.c built at `opt` in a fresh folder: the folder (the caller removes
+/// it), the source, and the linked image's kernel costs.
+fn saxpy_costs(opt: &str) -> (std::path::PathBuf, std::path::PathBuf, std::collections::BTreeMap<String, xtask::static_cost::Cost>) {
+    let dir = std::env::temp_dir().join(format!("omprt-cost{opt}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = xtask::repo_root().join("tests-gpu/programs/saxpy.c");
+    let exe = corpus::build_executable(&src, opt, &dir).unwrap_or_else(|e| panic!("{e}"));
+    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
+    (dir, src, costs)
+}
+
 /// The SPMD workhorse (`target teams distribute parallel for`, saxpy.c) keeps
 /// the static cost measured on 2026-11-23 (second session): 15 registers, no
 /// stack, no shared memory, no call (LLVM 19's runtime: 20 / 0 / 0). That
@@ -142,11 +153,7 @@ fn runtime_stack_frames_stay_small() {
 /// bytes or a call.
 #[test]
 fn spmd_kernel_keeps_its_static_cost() {
-    let dir = std::env::temp_dir().join(format!("omprt-cost-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = xtask::repo_root().join("tests-gpu/programs/saxpy.c");
-    let exe = corpus::build_executable(&src, "-O2", &dir).unwrap_or_else(|e| panic!("{e}"));
-    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
+    let (dir, src, costs) = saxpy_costs("-O2");
     assert_eq!(costs.len(), 1, "{costs:?}");
     let (name, cost) = costs.iter().next().unwrap();
     assert!(cost.registers <= 16, "{name}: {} registers", cost.registers);
@@ -179,12 +186,8 @@ fn spmd_kernel_keeps_its_static_cost() {
 /// 32-argument one sets every kernel's registers (156 before; LLVM 19: 59).
 #[test]
 fn unoptimised_kernel_keeps_one_region_arity() {
-    let dir = std::env::temp_dir().join(format!("omprt-cost-o0-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = xtask::repo_root().join("tests-gpu/programs/saxpy.c");
-    let exe = corpus::build_executable(&src, "-O0", &dir).unwrap_or_else(|e| panic!("{e}"));
-    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
-    let (name, cost) = costs.iter().next().unwrap_or_else(|| panic!("no kernel in {}", exe.display()));
+    let (dir, _, costs) = saxpy_costs("-O0");
+    let (name, cost) = costs.iter().next().expect("no kernel in saxpy at -O0");
     assert!(cost.registers <= 64, "{name}: {} registers at -O0", cost.registers);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -42,8 +42,7 @@ pub fn function_of(kernel: &str) -> &str {
     let rest = kernel.strip_prefix("__omp_offloading_").unwrap_or(kernel);
     // Past the device and file ids.
     let rest = rest.splitn(3, '_').nth(2).unwrap_or(rest);
-    let line = rest.match_indices("_l").map(|(i, _)| i).filter(|&i| rest[i + 2..].starts_with(|c: char| c.is_ascii_digit())).last();
-    line.map_or(rest, |i| &rest[..i])
+    static_cost::line_marker(rest).map_or(rest, |i| &rest[..i])
 }
 
 /// Source order within a function: clang's line, GCC's region number.
@@ -52,7 +51,7 @@ fn order_key(kernel: &str) -> (u64, u64) {
     match kernel.split_once("$_omp_fn$") {
         Some((_, n)) => (digits(n).first().copied().unwrap_or(0), 0),
         None => {
-            let at = kernel.rfind("_l").map_or(kernel, |i| &kernel[i + 2..]);
+            let at = static_cost::line_marker(kernel).map_or(kernel, |i| &kernel[i + 2..]);
             let d = digits(at);
             (d.first().copied().unwrap_or(0), d.get(1).copied().unwrap_or(0))
         }
@@ -161,7 +160,6 @@ pub fn render(rows: &[BenchRow]) -> String {
     };
     for r in rows {
         let line = r.kernel.as_deref().map_or("-", static_cost::kernel_line);
-        let stack = |c: &Cost| if c.stack_bytes == u32::MAX { "dyn".to_string() } else { c.stack_bytes.to_string() };
         s += &format!(
             "| {} | {} | {} / {} | {} | {} | {} |\n",
             r.program,
@@ -169,7 +167,7 @@ pub fn render(rows: &[BenchRow]) -> String {
             line,
             r.gcc_kernel.as_deref().unwrap_or("-"),
             three(&|c| c.registers.to_string(), r),
-            three(&stack, r),
+            three(&|c| static_cost::stack_text(c.stack_bytes), r),
             three(&|c| c.smem_bytes.to_string(), r),
         );
     }

@@ -155,20 +155,25 @@ pub fn table(opts: &corpus::Options, opt: &str) -> Result<Vec<Row>> {
 /// Stack cells: ptxas records `u32::MAX` when the stack depth is unknown
 /// (recursion, calls through pointers); shown as "dyn".
 fn stack_cell(a: Option<u32>, b: Option<u32>) -> String {
-    let show = |v: Option<u32>| match v {
-        None => "-".to_string(),
-        Some(u32::MAX) => "dyn".to_string(),
-        Some(v) => v.to_string(),
-    };
+    let show = |v: Option<u32>| v.map_or("-".to_string(), stack_text);
     let worse = matches!((a, b), (Some(a), Some(b)) if a > b);
     format!("{} / {}{}", show(a), show(b), if worse { " !" } else { "" })
+}
+
+/// A stack size, "dyn" where ptxas could not bound it.
+pub fn stack_text(bytes: u32) -> String {
+    if bytes == u32::MAX { "dyn".to_string() } else { bytes.to_string() }
+}
+
+/// Where the `_l<line>` part of clang's kernel name starts (at its `_`).
+pub fn line_marker(kernel: &str) -> Option<usize> {
+    kernel.match_indices("_l").map(|(i, _)| i).filter(|&i| kernel[i + 2..].starts_with(|c: char| c.is_ascii_digit())).last()
 }
 
 /// The source line part of clang's kernel name: `l69`, or `l69_1` for the
 /// second kernel of that line.
 pub fn kernel_line(kernel: &str) -> &str {
-    let at = kernel.match_indices("_l").map(|(i, _)| i).filter(|&i| kernel[i + 2..].starts_with(|c: char| c.is_ascii_digit())).last();
-    at.map_or(kernel, |i| &kernel[i + 1..])
+    line_marker(kernel).map_or(kernel, |i| &kernel[i + 1..])
 }
 
 /// A markdown table: omprt / LLVM 19 in each cell, `!` where omprt is worse.
