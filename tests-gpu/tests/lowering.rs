@@ -133,9 +133,17 @@ fn runtime_stack_frames_stay_small() {
 /// saxpy.c built at `opt` in a fresh folder: the folder (the caller removes
 /// it), the source, and the linked image's kernel costs.
 fn saxpy_costs(opt: &str) -> (std::path::PathBuf, std::path::PathBuf, std::collections::BTreeMap<String, xtask::static_cost::Cost>) {
-    let dir = std::env::temp_dir().join(format!("omprt-cost{opt}-{}", std::process::id()));
+    program_costs("saxpy", opt)
+}
+
+/// Builds a corpus program and reads its kernels' costs from the image.
+fn program_costs(
+    program: &str,
+    opt: &str,
+) -> (std::path::PathBuf, std::path::PathBuf, std::collections::BTreeMap<String, xtask::static_cost::Cost>) {
+    let dir = std::env::temp_dir().join(format!("omprt-cost-{program}{opt}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let src = xtask::repo_root().join("tests-gpu/programs/saxpy.c");
+    let src = xtask::repo_root().join(format!("tests-gpu/programs/{program}.c"));
     let exe = corpus::build_executable(&src, opt, &dir).unwrap_or_else(|e| panic!("{e}"));
     let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
     (dir, src, costs)
@@ -178,6 +186,20 @@ fn spmd_kernel_keeps_its_static_cost() {
     assert!(text.contains(".entry") && text.contains("__omp_rtl_"), "no kernel with the runtime linked in {}", ptx.display());
     assert!(!text.contains("ld.acquire"), "an acquire load in saxpy's device code");
     assert!(!text.contains("call.uni"), "a call left in saxpy's device code (heap, trap or runtime path not folded)");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A static schedule over a constant trip count below 2^16 divides it by the
+/// team size, which LLVM knows is at most 1024: unless the runtime hides the
+/// divisor's range (`arch::wide_divisor`), LLVM makes that a 16-bit division
+/// and ptxas -c a routine call. Measured on 2026-11-23: small_loop.c's
+/// unchunked kernel 16 registers with the 32-bit division, 24 without
+/// (LLVM 19: 24).
+#[test]
+fn static_schedule_over_a_small_constant_trip_count_stays_cheap() {
+    let (dir, _, costs) = program_costs("small_loop", "-O2");
+    let (name, cost) = costs.iter().find(|(name, _)| name.ends_with("_l12")).unwrap_or_else(|| panic!("no l12 kernel: {costs:?}"));
+    assert!(cost.registers <= 16, "{name}: {} registers", cost.registers);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

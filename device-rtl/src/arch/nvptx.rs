@@ -121,6 +121,24 @@ pub fn lanemask_lt() -> u32 {
     unsafe { sreg_lanemask_lt() as u32 }
 }
 
+/// `d`, as a divisor LLVM cannot narrow. With a divisor known to be small
+/// (a thread count, at most 1024) and a constant trip count below 2^16,
+/// LLVM shrinks a 32-bit division to 16 bits, and ptxas's relocatable
+/// code (`-c`, as clang compiles device code) does `div.u16` in a routine
+/// that costs the kernel 24 registers (small_loop.c's unchunked kernel: 24,
+/// 16 with this). A divisor LLVM knows as a constant stays visible, so a
+/// division by it still folds.
+#[inline(always)]
+pub fn wide_divisor(d: u32) -> u32 {
+    if core::intrinsics::is_val_statically_known(d) {
+        return d;
+    }
+    let out: u32;
+    // SAFETY: a register move.
+    unsafe { core::arch::asm!("mov.b32 {0}, {1};", out(reg32) out, in(reg32) d, options(pure, nomem, nostack, preserves_flags)) };
+    out
+}
+
 /// Bytes of dynamic shared memory the block was launched with.
 #[inline(always)]
 pub fn dynamic_shared_bytes() -> u32 {

@@ -36,7 +36,7 @@ impl Count for u32 {}
 impl Count for u64 {}
 
 macro_rules! distance {
-    ($u:ty) => {
+    ($u:ty, $divisor:path) => {
         impl Distance for $u {
             const ZERO: Self = 0;
             const ONE: Self = 1;
@@ -50,11 +50,11 @@ macro_rules! distance {
             }
             #[inline(always)]
             fn div_nonzero(self, d: Self) -> Self {
-                self.checked_div(d).unwrap_or(0)
+                self.checked_div($divisor(d)).unwrap_or(0)
             }
             #[inline(always)]
             fn rem_nonzero(self, d: Self) -> Self {
-                self.checked_rem(d).unwrap_or(0)
+                self.checked_rem($divisor(d)).unwrap_or(0)
             }
             #[inline(always)]
             fn from_u64(v: u64) -> Self {
@@ -75,8 +75,8 @@ macro_rules! distance {
         }
     };
 }
-distance!(u32);
-distance!(u64);
+distance!(u32, crate::arch::wide_divisor);
+distance!(u64, core::convert::identity);
 
 /// `i32`, `u32`, `i64` or `u64`, with its signed (stride) and unsigned
 /// (distance) companions.
