@@ -2,16 +2,18 @@
 //! clang "globalises" because other threads may see them) and the argument
 //! buffer of generic-mode parallel regions.
 //!
-//! Budget: a 512-byte stack in CTA-shared memory serves the generic-mode main
-//! thread, which is where clang globalises the variables a parallel region
-//! shares (upstream splits 512 bytes over all threads, which leaves each one
-//! 0 bytes at 64+ threads). Every other request, and any request that does not
-//! fit, falls back to the device heap; an exhausted heap traps with a message.
-//! Allocations are LIFO per thread and 16-byte aligned (clang marks the call
-//! sites `align 16`).
+//! Budget: a 512-byte stack in CTA-shared memory serves the team's
+//! sequential code, which is where clang globalises the variables a parallel
+//! region shares: the generic-mode main thread, or in SPMD mode every thread
+//! outside a parallel region, which all get the same address (see
+//! [`alloc_in_spmd_team_code`]). Upstream splits 512 bytes over all threads,
+//! which leaves each one 0 bytes at 64+ threads. Every other request, and any
+//! request that does not fit, falls back to the device heap; an exhausted heap
+//! traps with a message. Allocations are LIFO per thread and 16-byte aligned
+//! (clang marks the call sites `align 16`).
 #![allow(unsafe_code)]
 
-use crate::{arch, debug, mapping, state};
+use crate::{arch, debug, mapping, state, sync};
 use core::ffi::c_void;
 
 pub const SHARED_STACK_BYTES: usize = 512;
@@ -69,28 +71,82 @@ pub fn heap_alloc(bytes: u64) -> *mut c_void {
     p.cast()
 }
 
+/// Whether the caller runs an SPMD team's sequential code: every thread of
+/// the block runs it, in step.
+#[inline(always)]
+fn in_spmd_team_code() -> bool {
+    mapping::is_spmd_mode() && state::icvs().level == 0
+}
+
+/// `__kmpc_alloc_shared` in SPMD team code. clang allocates there the team's
+/// copy of a variable that the team's parallel region shares: in
+/// `target teams distribute parallel for lastprivate(x)`, the copy that the
+/// thread running the inner loop's last iteration writes and that every
+/// thread then copies out. So the team's threads must get one copy, not one
+/// each (with one each, the copy-out raced: lastprivate_combined.c). They
+/// all make the same calls, so thread 0 allocates for the team and
+/// publishes the block; the first barrier keeps it from replacing a
+/// published block that a slow thread has not read yet.
+fn alloc_in_spmd_team_code(size: u64) -> *mut c_void {
+    sync::all_threads();
+    if arch::thread_id_in_block() == 0 {
+        let block = stack_push(size).unwrap_or_else(|| heap_alloc(size));
+        state::update_team(|t| t.team_block = block);
+    }
+    sync::all_threads();
+    state::team(|t| t.team_block)
+}
+
 /// `__kmpc_alloc_shared`.
 pub fn alloc_shared(bytes: u64) -> *mut c_void {
     let size = round_up(bytes);
-    if mapping::is_main_thread_in_generic_mode() {
-        let top = state::team(|t| t.stack_top) as u64;
-        if top + size <= SHARED_STACK_BYTES as u64 {
-            state::update_team(|t| t.stack_top = (top + size) as u32);
-            // SAFETY: `top + size` is within the stack array.
-            return unsafe { stack_base().add(top as usize) }.cast();
-        }
+    if in_spmd_team_code() {
+        return alloc_in_spmd_team_code(size);
+    }
+    if mapping::is_main_thread_in_generic_mode()
+        && let Some(block) = stack_push(size)
+    {
+        return block;
     }
     heap_alloc(size)
+}
+
+/// `size` bytes on the shared stack, if they fit; called by the one thread
+/// that runs the team's sequential code.
+fn stack_push(size: u64) -> Option<*mut c_void> {
+    let top = state::team(|t| t.stack_top) as u64;
+    if top + size > SHARED_STACK_BYTES as u64 {
+        return None;
+    }
+    state::update_team(|t| t.stack_top = (top + size) as u32);
+    // SAFETY: `top + size` is within the stack array.
+    Some(unsafe { stack_base().add(top as usize) }.cast())
 }
 
 /// `__kmpc_free_shared`: `bytes` is the size passed to the allocation.
 pub fn free_shared(ptr: *mut c_void, bytes: u64) {
     let base = stack_base() as usize;
     let addr = ptr as usize;
-    if addr >= base && addr < base + SHARED_STACK_BYTES {
+    let in_stack = addr >= base && addr < base + SHARED_STACK_BYTES;
+    if in_spmd_team_code() {
+        // Every thread frees the team's block: once all are done with it,
+        // thread 0 frees it for the team.
+        sync::all_threads();
+        if arch::thread_id_in_block() == 0 {
+            free_own(addr.wrapping_sub(base), in_stack, ptr, bytes);
+        }
+        return;
+    }
+    free_own(addr.wrapping_sub(base), in_stack, ptr, bytes);
+}
+
+/// Frees a block the caller allocated: the shared stack's top one at
+/// `offset`, or a heap block.
+fn free_own(offset: usize, in_stack: bool, ptr: *mut c_void, bytes: u64) {
+    if in_stack {
         let size = round_up(bytes) as u32;
         let top = state::team(|t| t.stack_top);
-        debug::check(addr - base + size as usize == top as usize, debug::message!("frees out of LIFO order: __kmpc_free_shared"));
+        debug::check(offset + size as usize == top as usize, debug::message!("frees out of LIFO order: __kmpc_free_shared"));
         state::update_team(|t| t.stack_top = top - size);
     } else {
         arch::free(ptr.cast());

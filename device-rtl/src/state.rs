@@ -68,6 +68,8 @@ pub struct TeamState {
     pub shared_args: *mut *mut c_void,
     /// Bytes of the shared-memory stack in use (see `memory`).
     pub stack_top: u32,
+    /// The block `memory` hands to every thread of an SPMD team.
+    pub team_block: *mut c_void,
     /// Teams reduction: the master tells its team that it arrived last.
     pub teams_reduce_last: u32,
 }
@@ -115,6 +117,7 @@ impl TeamSharedCell {
                 parallel_region_fn: core::ptr::null_mut(),
                 shared_args: core::ptr::null_mut(),
                 stack_top: 0,
+                team_block: core::ptr::null_mut(),
                 teams_reduce_last: 0,
             },
         }))

@@ -175,6 +175,62 @@ fn captured_variables_reach_the_outlined_region_in_order() {
     assert_eq!(sum.load(Ordering::Relaxed), 8 * 1111);
 }
 
+/// The last thread of the region stores its number in each of the team's
+/// copies, as clang's inner-loop lastprivate copy-out does.
+extern "C-unwind" fn last_thread_writes(_g: *mut i32, _b: *mut i32, small: *mut c_void, big: *mut c_void) {
+    if omp_get_thread_num() == omp_get_num_threads() - 1 {
+        unsafe {
+            *(small as *mut u32) = omp_get_thread_num() as u32;
+            *(big as *mut u32).add(149) = omp_get_thread_num() as u32;
+        }
+    }
+}
+
+/// SPMD team code (outside any parallel region) runs on every thread, and
+/// clang allocates there the team's one copy of a variable its region shares
+/// (a `teams distribute parallel for` lastprivate): every thread gets the
+/// same copy, on the shared stack or, when that is full, one heap block, and
+/// sees what the region's last thread wrote. Before, each thread got its own
+/// copy and the team's copy-out raced (lastprivate_combined.c on a GPU).
+#[test]
+fn spmd_team_code_allocations_are_one_copy_per_team() {
+    let env = spmd();
+    // Per thread: (team, small, big, after, small value, big value, reused).
+    let log: Mutex<Vec<(i32, usize, usize, usize, u32, u32, bool)>> = Mutex::new(Vec::new());
+    for (teams, threads) in [(2, 64), (3, 45), (1, 1)] {
+        log.lock().unwrap().clear();
+        sim::launch(teams, threads, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let small = __kmpc_alloc_shared(4) as *mut u32;
+            let big = __kmpc_alloc_shared(600) as *mut u32; // more than the stack holds
+            let after = __kmpc_alloc_shared(8) as *mut u32; // fits again
+            *small = u32::MAX; // every thread initialises the copy, as clang's team code does
+            let mut args = [small.cast::<c_void>(), big.cast()];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, last_thread_writes as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 2, 0);
+            let (vs, vb) = (*small, *big.add(149));
+            __kmpc_free_shared(after.cast(), 8);
+            __kmpc_free_shared(big.cast(), 600);
+            __kmpc_free_shared(small.cast(), 4);
+            let again = __kmpc_alloc_shared(4);
+            __kmpc_free_shared(again, 4);
+            let entry = (omp_get_team_num(), small as usize, big as usize, after as usize, vs, vb, again == small.cast());
+            log.lock().unwrap().push(entry);
+            __kmpc_target_deinit();
+        });
+        let log = log.lock().unwrap();
+        assert_eq!(log.len() as u32, teams * threads);
+        for team in 0..teams as i32 {
+            let mine: Vec<_> = log.iter().filter(|e| e.0 == team).collect();
+            let first = mine[0];
+            assert!(mine.iter().all(|e| (e.1, e.2, e.3) == (first.1, first.2, first.3)), "team {team}: threads got different copies");
+            assert!(mine.iter().all(|e| e.4 == threads - 1 && e.5 == threads - 1), "team {team}: the last thread's value is lost");
+            assert!(mine.iter().all(|e| e.6), "team {team}: the stack did not unwind");
+            assert_eq!(first.1 % 16, 0);
+            assert_eq!(first.3, first.1 + 16, "the block after the heap one is on the stack again");
+        }
+    }
+}
+
 #[test]
 fn warp_primitives_in_the_simulation() {
     let env = spmd();

@@ -1,10 +1,11 @@
 // `lastprivate` on `target teams distribute parallel for` (an SPMD kernel).
-// KNOWN FAILURE with omprt on a GPU (2026-11-23, H100): every iteration runs
-// once, but the value copied out is often not the last iteration's. clang
-// globalises the team's copy of the variable with __kmpc_alloc_shared, which
-// in an SPMD kernel gives each thread its own copy; the inner loop's last
-// thread writes its copy, and then every thread of the distribute-last team
-// copies its own copy out. See the closing note of issue #4.
+// clang allocates the team's copy of the variable with __kmpc_alloc_shared
+// in SPMD team code, which every thread of the team runs; the inner loop's
+// last thread writes the copy, and then every thread of the distribute-last
+// team copies it out. Failed on an H100 (2026-11-23) while each thread got a
+// copy of its own (the copy-out raced); omprt now gives the team one copy
+// (host-simulation test spmd_team_code_allocations_are_one_copy_per_team),
+// not yet run on a GPU.
 #include <stdio.h>
 
 #define N 1000

@@ -8,7 +8,7 @@
 // loop checks each iteration ran exactly once (atomic counts) and that a
 // `lastprivate` variable holds the sequentially last iteration's value --
 // except `teams distribute parallel for`, whose lastprivate is checked in
-// lastprivate_combined.c (a known failure, see that file).
+// lastprivate_combined.c (it failed on a GPU until a runtime fix, see that file).
 #include <stdio.h>
 
 #define N 1000
