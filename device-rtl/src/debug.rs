@@ -27,6 +27,18 @@ pub fn fatal_naming(what: &[u8], name: &[u8]) -> ! {
     crate::arch::trap_naming(what, name)
 }
 
+/// Checks a contract that clang's generated code keeps, only in programs
+/// built with `-fopenmp-target-debug` (debug kind `ASSERTION`, as upstream's
+/// `ASSERT`): elsewhere the check folds away, and with it a `printf` call,
+/// which costs a kernel registers (lastprivate_combined.c's first kernel 25
+/// -> 24 for the shared stack's LIFO check).
+#[inline(always)]
+pub fn assertion(condition: bool, message: &'static [u8]) {
+    if crate::config::debug_kind().contains(omprt_abi::DeviceDebugKind::ASSERTION) && !condition {
+        fatal(message)
+    }
+}
+
 /// Checks a runtime invariant; `message` (made by [`message!`]) names the
 /// entry point.
 #[inline(always)]

@@ -128,16 +128,15 @@ pub fn free_shared(ptr: *mut c_void, bytes: u64) {
     let base = stack_base() as usize;
     let addr = ptr as usize;
     let in_stack = addr >= base && addr < base + SHARED_STACK_BYTES;
-    if in_spmd_team_code() {
-        // Every thread frees the team's block: once all are done with it,
-        // thread 0 frees it for the team.
+    // In SPMD team code every thread frees the team's block: once all are
+    // done with it, thread 0 frees it for the team.
+    let for_team = in_spmd_team_code();
+    if for_team {
         sync::all_threads();
-        if arch::thread_id_in_block() == 0 {
-            free_own(addr.wrapping_sub(base), in_stack, ptr, bytes);
-        }
-        return;
     }
-    free_own(addr.wrapping_sub(base), in_stack, ptr, bytes);
+    if !for_team || arch::thread_id_in_block() == 0 {
+        free_own(addr.wrapping_sub(base), in_stack, ptr, bytes);
+    }
 }
 
 /// Frees a block the caller allocated: the shared stack's top one at
@@ -146,7 +145,7 @@ fn free_own(offset: usize, in_stack: bool, ptr: *mut c_void, bytes: u64) {
     if in_stack {
         let size = round_up(bytes) as u32;
         let top = state::team(|t| t.stack_top);
-        debug::check(offset + size as usize == top as usize, debug::message!("frees out of LIFO order: __kmpc_free_shared"));
+        debug::assertion(offset + size as usize == top as usize, debug::message!("frees out of LIFO order: __kmpc_free_shared"));
         state::update_team(|t| t.stack_top = top - size);
     } else {
         arch::free(ptr.cast());

@@ -203,6 +203,39 @@ fn static_schedule_over_a_small_constant_trip_count_stays_cheap() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// openmp-opt adds calls to runtime functions after clang has linked the
+/// runtime in (SPMD-ization guards call `__kmpc_barrier_simple_spmd`, state
+/// machines `__kmpc_get_hardware_thread_id_in_block`). The runtime keeps those
+/// in every link (`ir_rewrite::KEEP_LINKED`), so the calls find a definition
+/// and are inlined; before, they stayed calls into libompdevice.a, and a
+/// call costs a kernel registers (dyn_shared.c's generic kernel 30 -> 26,
+/// teams.c 24 -> 14, measured 2026-11-23).
+#[test]
+fn calls_openmp_opt_adds_are_inlined() {
+    let dir = std::env::temp_dir().join(format!("omprt-keep-linked-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for program in ["dyn_shared", "teams", "state_machines"] {
+        let src = xtask::repo_root().join(format!("tests-gpu/programs/{program}.c"));
+        tools::run(
+            std::process::Command::new(tools::clang().unwrap())
+                .arg("-O2")
+                .args(corpus::user_flags(corpus::LINK_ARCH).unwrap())
+                .args(["-c", "-save-temps=obj"])
+                .arg(&src)
+                .arg("-o")
+                .arg(dir.join(format!("{program}.o"))),
+        )
+        .unwrap();
+        let ptx = dir.join(format!("{program}-openmp-nvptx64-nvidia-cuda-{}.s", corpus::LINK_ARCH));
+        let text = std::fs::read_to_string(&ptx).unwrap();
+        assert!(text.contains(".entry"), "no kernel in {}", ptx.display());
+        for name in xtask::ir_rewrite::KEEP_LINKED {
+            assert!(!text.contains(&format!("call.uni {name},")) && !text.contains(&format!("(retval0), {name},")), "{program}: a call of {name} left in {}", ptx.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// At -O0 only the always-inliner runs: inlining `__kmpc_parallel_60` with
 /// clang's constant `nargs` must leave only that arity's call, or the
 /// 32-argument one sets every kernel's registers (156 before; LLVM 19: 59).

@@ -53,7 +53,7 @@ pub fn build() -> Result<Artifacts> {
     })?;
     let bc = newest_bitcode(&target_dir.join("nvptx64-nvidia-cuda/release/deps"))?;
     let ir = tools::disassemble(&bc)?;
-    let (ir, report) = ir_rewrite::rewrite(&ir, &CONFIG_GLOBALS)?;
+    let (ir, report) = ir_rewrite::rewrite(&ir, &CONFIG_GLOBALS, ir_rewrite::KEEP_LINKED)?;
     let is_api = api_checker()?;
     let violations = ir_rewrite::check(&ir, &is_api);
     if !violations.is_empty() {

@@ -23,6 +23,11 @@
 //!   fact the runtime states about shared memory, for openmp-opt in the user's compile.
 //!   Written as `llvm.assume` in Rust, rustc's own pipeline drops it (the load has no
 //!   other use) before clang ever sees it;
+//! * the functions openmp-opt may add calls to (`KEEP_LINKED`) go into
+//!   `@llvm.compiler.used`: clang links the runtime in with "only needed"
+//!   before openmp-opt runs, so without it they were left out, and the calls
+//!   openmp-opt adds stayed calls into `libompdevice.a` (a call costs a
+//!   kernel registers: dyn_shared.c's generic kernel 30 -> 26, teams.c 24 -> 14);
 //! * every atomic access and fence without a scope gets `syncscope("device")`:
 //!   Rust has no scopes, and LLVM's default is the system scope (`ld.acquire.sys`,
 //!   `fence.acquire.sys`), which orders against the host and peer GPUs as well;
@@ -43,6 +48,11 @@ pub const ALWAYS_INLINE_LATER_SECTION: &str = ".omprt.always_inline_later";
 /// The function the runtime calls, `(ptr, i32)`, to state that the `u32` at
 /// the pointer holds the value there (`arch::nvptx::assume_u32_eq`).
 pub const ASSUME_MARKER: &str = "__omprt_assume_u32_eq";
+
+/// Functions openmp-opt adds calls to after clang has linked the runtime in
+/// (SPMD-ization guards, custom state machines, folded queries): kept in
+/// every link, so that those calls find a definition and are inlined.
+pub const KEEP_LINKED: &[&str] = crate::corpus::STATELESS_RUNTIME_FUNCTIONS;
 
 /// The runtime's declaration of the block's dynamic shared memory
 /// (`arch::nvptx::dynamic_shared_base`).
@@ -65,8 +75,9 @@ impl RewriteReport {
     }
 }
 
-/// Rewrites rustc's IR as described in the module docs.
-pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteReport)> {
+/// Rewrites rustc's IR as described in the module docs; `keep` are the
+/// functions to list in `@llvm.compiler.used` (the build passes [`KEEP_LINKED`]).
+pub fn rewrite(ir: &str, config_globals: &[&str], keep: &[&str]) -> Result<(String, RewriteReport)> {
     let mut report = RewriteReport::default();
     let mut moved: Vec<(String, u32)> = Vec::new();
     let mut lines: Vec<String> = Vec::new();
@@ -108,6 +119,7 @@ pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteRepo
             report.config_defaults.push(name.to_string());
         }
     }
+    let lines = if keep.is_empty() { lines } else { keep_linked(lines, keep)? };
     let lines = release_always_inline_later(lines);
     let lines = expand_assumes(lines)?;
     let lines: Vec<String> = lines.into_iter().map(|l| scope_atomic(&l)).collect();
@@ -132,6 +144,22 @@ pub fn rewrite(ir: &str, config_globals: &[&str]) -> Result<(String, RewriteRepo
 /// a copy of its attribute group (numbered from 95000) where `noinline`
 /// becomes `alwaysinline` (rustc repeats `noinline` on call sites), and drops
 /// the section.
+/// Lists `names` (each must be defined) in `@llvm.compiler.used`, which the
+/// module must not have yet (rustc emits only `@llvm.used`).
+fn keep_linked(mut lines: Vec<String>, names: &[&str]) -> Result<Vec<String>> {
+    if lines.iter().any(|l| l.starts_with("@llvm.compiler.used ")) {
+        return Err("the runtime IR already has @llvm.compiler.used; extend keep_linked to merge it".into());
+    }
+    for name in names {
+        if !lines.iter().any(|l| l.starts_with("define ") && l.contains(&format!("@{name}("))) {
+            return Err(format!("{name} is to be kept linked but the runtime does not define it"));
+        }
+    }
+    let list: Vec<String> = names.iter().map(|n| format!("ptr @{n}")).collect();
+    lines.push(format!("@llvm.compiler.used = appending global [{} x ptr] [{}], section \"llvm.metadata\"", names.len(), list.join(", ")));
+    Ok(lines)
+}
+
 fn release_always_inline_later(mut lines: Vec<String>) -> Vec<String> {
     let marker = format!(" section \"{ALWAYS_INLINE_LATER_SECTION}\"");
     let first_group = 95000;
@@ -498,8 +526,15 @@ attributes #0 = { convergent nounwind "target-cpu"="sm_70" "target-features"="+p
 "#;
 
     #[test]
+    fn kept_functions_go_into_compiler_used_and_must_be_defined() {
+        let (out, _) = rewrite(SAMPLE, &[], &["omp_get_level", "helper"]).unwrap();
+        assert!(out.contains("@llvm.compiler.used = appending global [2 x ptr] [ptr @omp_get_level, ptr @helper], section \"llvm.metadata\""), "{out}");
+        assert!(rewrite(SAMPLE, &[], &["omp_get_thread_num"]).is_err(), "a kept function the runtime does not define");
+    }
+
+    #[test]
     fn moves_shared_and_constant_statics_and_rewrites_uses() {
-        let (ir, report) = rewrite(SAMPLE, &["__omp_rtl_debug_kind", "__omp_rtl_assume_no_thread_state"]).unwrap();
+        let (ir, report) = rewrite(SAMPLE, &["__omp_rtl_debug_kind", "__omp_rtl_assume_no_thread_state"], &[]).unwrap();
         assert!(ir.contains("@_RNv4TEAM = internal unnamed_addr addrspace(3) global [56 x i8] undef, align 8"), "{ir}");
         assert!(ir.contains("getelementptr inbounds nuw (i8, ptr addrspacecast (ptr addrspace(3) @_RNv4TEAM to ptr), i64 4)"));
         assert!(ir.contains("load i32, ptr addrspacecast (ptr addrspace(3) @_RNv4TEAM to ptr), align 4"));
@@ -526,7 +561,7 @@ attributes #0 = { convergent nounwind "target-cpu"="sm_70" "target-features"="+p
             "  ret void",
         ];
         let ir = format!("define void @f(ptr %p, i64 %v) {{\n{}\n}}\n", body.join("\n"));
-        let (out, _) = rewrite(&ir, &[]).unwrap();
+        let (out, _) = rewrite(&ir, &[], &[]).unwrap();
         for want in [
             "  %a = load atomic i64, ptr %p syncscope(\"device\") acquire, align 8\n",
             "  store atomic i64 %v, ptr %p syncscope(\"device\") release, align 8\n",
@@ -544,16 +579,16 @@ attributes #0 = { convergent nounwind "target-cpu"="sm_70" "target-features"="+p
     fn dynamic_shared_memory_becomes_an_extern_shared_array() {
         let ir = "@__omprt_dynamic_shared = external global [0 x i8]\n\
 define ptr @f() {\n  ret ptr @__omprt_dynamic_shared\n}\n";
-        let (out, _) = rewrite(ir, &[]).unwrap();
+        let (out, _) = rewrite(ir, &[], &[]).unwrap();
         assert!(out.contains("@__omprt_dynamic_shared = external addrspace(3) global [0 x i8], align 16\n"), "{out}");
         assert!(out.contains("ret ptr addrspacecast (ptr addrspace(3) @__omprt_dynamic_shared to ptr)"), "{out}");
         assert!(check(&out, &|n| n == "f").is_empty(), "a declaration is no leaked symbol");
-        assert!(rewrite("@__omprt_dynamic_shared = external global i32\n", &[]).is_err());
+        assert!(rewrite("@__omprt_dynamic_shared = external global i32\n", &[], &[]).is_err());
     }
 
     #[test]
     fn check_flags_global_memory_state_and_leaked_symbols() {
-        let (ir, _) = rewrite(SAMPLE, &["__omp_rtl_debug_kind"]).unwrap();
+        let (ir, _) = rewrite(SAMPLE, &["__omp_rtl_debug_kind"], &[]).unwrap();
         let api = |n: &str| n.starts_with("omp_") || n.starts_with("__omp_rtl_");
         let v = check(&ir, &api);
         assert!(v.contains(&Violation::MutableGlobalInGlobalMemory("_RNv4TEAM2".into())), "{v:?}");
@@ -567,7 +602,7 @@ define ptr @f() {\n  ret ptr @__omprt_dynamic_shared\n}\n";
         let ir = "define internal void @a() unnamed_addr #0 section \".omprt.always_inline_later\" {\n  ret void\n}\n\
 define internal void @b() unnamed_addr #0 {\n  call void @a() #1\n  call void @b() #1\n  ret void\n}\n\
 attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n";
-        let (out, _) = rewrite(ir, &[]).unwrap();
+        let (out, _) = rewrite(ir, &[], &[]).unwrap();
         assert!(out.contains("define internal void @a() unnamed_addr #95000 {"), "{out}");
         // Only the marked function and its calls change.
         assert!(out.contains("define internal void @b() unnamed_addr #0 {"));
@@ -583,7 +618,7 @@ attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n
         let ir = "@_RNv4TEAM = internal global [8 x i8] undef, section \".omprt.shared\", align 8\n\
 define internal void @f() #0 {\n  tail call void @__omprt_assume_u32_eq(ptr noundef nonnull align 4 getelementptr inbounds nuw (i8, ptr @_RNv4TEAM, i64 4), i32 noundef 1) #1\n  ret void\n}\n\
 declare void @__omprt_assume_u32_eq(ptr noundef, i32 noundef) unnamed_addr #1\n";
-        let (out, _) = rewrite(ir, &[]).unwrap();
+        let (out, _) = rewrite(ir, &[], &[]).unwrap();
         let gep = "getelementptr inbounds nuw (i8, ptr addrspacecast (ptr addrspace(3) @_RNv4TEAM to ptr), i64 4)";
         assert!(out.contains(&format!("  %omprt.assume.1 = load i32, ptr {gep}, align 4\n")), "{out}");
         assert!(out.contains("  %omprt.assume.ok.1 = icmp eq i32 %omprt.assume.1, 1\n"), "{out}");
@@ -592,7 +627,7 @@ declare void @__omprt_assume_u32_eq(ptr noundef, i32 noundef) unnamed_addr #1\n"
         assert!(!out.contains(ASSUME_MARKER), "{out}");
         // Anything but a plain call of the marker is an error, not a silent drop.
         let odd = "define internal void @g() {\n  store ptr @__omprt_assume_u32_eq(ptr null, i32 1), ptr null\n  ret void\n}\n";
-        assert!(rewrite(odd, &[]).is_err());
+        assert!(rewrite(odd, &[], &[]).is_err());
     }
 
     #[test]
