@@ -377,6 +377,15 @@ pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
     &TEAM_DISPATCH
 }
 
+/// The team's doacross block (see `workshare::doacross`).
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_DOACROSS: crate::workshare::doacross::TeamDoacross = crate::workshare::doacross::TeamDoacross::new();
+
+#[inline(always)]
+pub fn team_doacross() -> &'static crate::workshare::doacross::TeamDoacross {
+    &TEAM_DOACROSS
+}
+
 /// Called once per thread when it leaves the kernel; nothing to do on a GPU.
 #[inline(always)]
 pub fn thread_exit() {}

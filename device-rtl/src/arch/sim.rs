@@ -108,6 +108,7 @@ struct Block {
     team: TeamSharedCell,
     per_thread: crate::state::PerThreadArraysCell,
     dispatch: crate::workshare::dispatch::TeamDispatch,
+    doacross: crate::workshare::doacross::TeamDoacross,
     stack: crate::memory::SharedStack,
     arg_slots: crate::memory::ArgSlots,
     dynamic: DynamicShared,
@@ -183,6 +184,7 @@ where
                 team: TeamSharedCell::new(),
                 per_thread: crate::state::PerThreadArraysCell::new(),
                 dispatch: crate::workshare::dispatch::TeamDispatch::new(),
+                doacross: crate::workshare::doacross::TeamDoacross::new(),
                 stack: crate::memory::SharedStack::new(),
                 arg_slots: crate::memory::ArgSlots::new(),
                 dynamic: DynamicShared(
@@ -435,6 +437,11 @@ pub fn team_per_thread() -> &'static crate::state::PerThreadArraysCell {
 pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.dispatch as *const crate::workshare::dispatch::TeamDispatch) })
+}
+
+pub fn team_doacross() -> &'static crate::workshare::doacross::TeamDoacross {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.doacross as *const crate::workshare::doacross::TeamDoacross) })
 }
 
 pub fn team_arg_slots() -> &'static crate::memory::ArgSlots {

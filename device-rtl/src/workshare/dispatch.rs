@@ -197,12 +197,40 @@ impl StaticCursor {
     }
 }
 
-/// What the team shares: written by thread 0 between two team barriers.
+/// What the team shares: written by thread 0 between two team barriers
+/// (whether the loop is `ordered` each thread keeps in its own record).
+/// Flat, so that the small fields share one word: as a `Bounds`, a `Plan`
+/// and the shift, each kept its own padding (56 bytes instead of 40). A
+/// static that several kernels use is charged to every kernel of the module,
+/// also to those without dispatched loops.
+#[derive(Clone, Copy)]
 struct TeamLoop {
-    bounds: Bounds,
-    plan: Plan,
-    /// [`guided_shift`] of the team.
-    guided_shift: u32,
+    lb: u64,
+    st: i64,
+    last: u64,
+    chunk: u64,
+    kind: Kind,
+    empty: bool,
+    /// [`guided_shift`] of the team (at most 21).
+    guided_shift: u8,
+}
+
+impl TeamLoop {
+    const fn new(bounds: Bounds, plan: Plan, guided_shift: u32) -> Self {
+        TeamLoop {
+            lb: bounds.lb,
+            st: bounds.st,
+            last: bounds.last,
+            chunk: plan.chunk,
+            kind: plan.kind,
+            empty: bounds.empty,
+            guided_shift: guided_shift as u8,
+        }
+    }
+
+    fn bounds(&self) -> Bounds {
+        Bounds { lb: self.lb, st: self.st, last: self.last, empty: self.empty }
+    }
 }
 
 /// The team's record (see the module docs).
@@ -213,8 +241,6 @@ pub struct TeamDispatch {
     next: AtomicU64,
     /// `ordered`: the iteration whose ordered region may run now.
     ordered_next: AtomicU64,
-    /// The team's doacross block (see `doacross`), null outside such loops.
-    pub doacross: core::sync::atomic::AtomicPtr<u8>,
 }
 
 // SAFETY: `lp` follows the write-then-barrier discipline of `state`; the
@@ -224,14 +250,13 @@ unsafe impl Sync for TeamDispatch {}
 impl TeamDispatch {
     pub const fn new() -> Self {
         TeamDispatch {
-            lp: UnsafeCell::new(TeamLoop {
-                bounds: Bounds { lb: 0, st: 1, last: 0, empty: true },
-                plan: Plan { kind: Kind::Dynamic, chunk: 1, ordered: false },
-                guided_shift: 1,
-            }),
+            lp: UnsafeCell::new(TeamLoop::new(
+                Bounds { lb: 0, st: 1, last: 0, empty: true },
+                Plan { kind: Kind::Dynamic, chunk: 1, ordered: false },
+                1,
+            )),
             next: AtomicU64::new(0),
             ordered_next: AtomicU64::new(0),
-            doacross: core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()),
         }
     }
 
@@ -245,26 +270,26 @@ impl TeamDispatch {
     /// thread, which would wrap a 32-bit one near the top of the range.
     fn grab<D: Count>(&self) -> Option<(u64, u64)> {
         let lp = self.read();
-        if lp.bounds.empty {
+        if lp.empty {
             return None;
         }
-        let (last, chunk) = (D::from_u64(lp.bounds.last), D::from_u64(lp.plan.chunk));
-        if lp.plan.kind == Kind::Guided {
+        let (last, chunk) = (D::from_u64(lp.last), D::from_u64(lp.chunk));
+        if lp.kind == Kind::Guided {
             let mut start = self.next.load(Ordering::Relaxed);
             loop {
-                if start > lp.bounds.last {
+                if start > lp.last {
                     return None;
                 }
                 let s = D::from_u64(start);
-                let (a, b) = chunk_at(s, guided_size(s, last, lp.guided_shift, chunk), last)?;
+                let (a, b) = chunk_at(s, guided_size(s, last, u32::from(lp.guided_shift), chunk), last)?;
                 match self.next.compare_exchange_weak(start, b.into() + 1, Ordering::Relaxed, Ordering::Relaxed) {
                     Ok(_) => return Some((a.into(), b.into())),
                     Err(now) => start = now,
                 }
             }
         }
-        let start = arch::fetch_add_aggregated(&self.next, lp.plan.chunk);
-        if start > lp.bounds.last {
+        let start = arch::fetch_add_aggregated(&self.next, lp.chunk);
+        if start > lp.last {
             return None;
         }
         let (a, b) = chunk_at(D::from_u64(start), chunk, last)?;
@@ -332,7 +357,7 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
         if mapping::omp_thread_num() == 0 {
             // SAFETY: the barriers order this write before and after every
             // other thread's use of the record.
-            unsafe { *team.lp.get() = TeamLoop { bounds, plan, guided_shift: guided_shift(threads) } };
+            unsafe { *team.lp.get() = TeamLoop::new(bounds, plan, guided_shift(threads)) };
             team.next.store(0, Ordering::Relaxed);
             team.ordered_next.store(0, Ordering::Relaxed);
         }
@@ -384,7 +409,7 @@ fn next_chunk<D: Count>() -> Option<(u64, u64, bool, Bounds)> {
     // loop) describes the same one. One inlined copy of `grab` for both.
     let team = arch::team_dispatch();
     let (a, b) = team.grab::<D>()?;
-    let bounds = team.read().bounds;
+    let bounds = team.read().bounds();
     if let Some(p) = private {
         p.cursor = a;
     }

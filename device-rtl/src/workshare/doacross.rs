@@ -53,12 +53,29 @@ pub fn linear(dims: &[Dim], vec: &[i64]) -> Option<u64> {
     Some(index)
 }
 
+/// The team's doacross block, null outside such loops: a static of its own
+/// (`arch::team_doacross`), so that only modules with doacross loops
+/// reserve it.
+pub struct TeamDoacross(pub core::sync::atomic::AtomicPtr<u8>);
+
+impl TeamDoacross {
+    pub const fn new() -> Self {
+        TeamDoacross(core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()))
+    }
+}
+
+impl Default for TeamDoacross {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 fn team_of_one() -> bool {
     mapping::omp_num_threads() == 1
 }
 
 fn block() -> *mut Header {
-    arch::team_dispatch().doacross.load(Ordering::Acquire).cast()
+    arch::team_doacross().0.load(Ordering::Acquire).cast()
 }
 
 /// The dimensions and the bits of a block.
@@ -99,7 +116,7 @@ pub unsafe fn init(num_dims: i32, dims: *const Dim) {
             core::ptr::write_bytes(h.add(1).cast::<Dim>().add(dims.len()).cast::<u32>(), 0, words as usize);
         }
         arch::fence_block();
-        arch::team_dispatch().doacross.store(h.cast(), Ordering::Release);
+        arch::team_doacross().0.store(h.cast(), Ordering::Release);
     }
     sync::team_barrier();
 }
@@ -153,7 +170,7 @@ pub fn fini() {
     }
     sync::team_barrier();
     if mapping::omp_thread_num() == 0 {
-        let h = arch::team_dispatch().doacross.swap(core::ptr::null_mut(), Ordering::AcqRel);
+        let h = arch::team_doacross().0.swap(core::ptr::null_mut(), Ordering::AcqRel);
         arch::free(h.cast());
     }
 }
