@@ -113,7 +113,10 @@ pub fn build_executable(src: &Path, opt: &str, out: &Path) -> Result<PathBuf> {
 /// state. A function resolved from the archive at device link runs with the
 /// archive's own (internal) copy of the team state, so one that reads or
 /// writes team state must be in the TU already (see
-/// `device-rtl/src/kernel.rs`, `worker_state_machine`).
+/// `device-rtl/src/kernel.rs`, `worker_state_machine`). The bitcode also
+/// lists them in `@llvm.compiler.used` (`ir_rewrite::KEEP_LINKED`), so the
+/// calls openmp-opt adds to them resolve, and are inlined, in the TU; the
+/// archive stays the fallback.
 pub const STATELESS_RUNTIME_FUNCTIONS: &[&str] = &[
     "__kmpc_get_hardware_thread_id_in_block",
     "__kmpc_get_hardware_num_threads_in_block",

@@ -73,7 +73,8 @@ pub fn build() -> Result<Artifacts> {
     let bitcode = out.join("libomptarget-nvptx.bc");
     tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&ll).arg("-o").arg(&bitcode))?;
     // The archive serves only the stateless functions openmp-opt adds calls to
-    // after the bitcode link (see `corpus::STATELESS_RUNTIME_FUNCTIONS`). With
+    // after the bitcode link (see `corpus::STATELESS_RUNTIME_FUNCTIONS`; kept
+    // linked in the bitcode too, the archive is their fallback). With
     // the whole runtime in it, nvlink counted the archive copy's shared
     // statics against kernels that called one of them (a generic kernel went
     // from 216 to 600 bytes of shared memory).

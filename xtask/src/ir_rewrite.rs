@@ -140,10 +140,6 @@ pub fn rewrite(ir: &str, config_globals: &[&str], keep: &[&str]) -> Result<(Stri
     Ok((out, report))
 }
 
-/// Moves each `.omprt.always_inline_later` function, and every call of it, to
-/// a copy of its attribute group (numbered from 95000) where `noinline`
-/// becomes `alwaysinline` (rustc repeats `noinline` on call sites), and drops
-/// the section.
 /// Lists `names` (each must be defined) in `@llvm.compiler.used`, which the
 /// module must not have yet (rustc emits only `@llvm.used`).
 fn keep_linked(mut lines: Vec<String>, names: &[&str]) -> Result<Vec<String>> {
@@ -160,6 +156,10 @@ fn keep_linked(mut lines: Vec<String>, names: &[&str]) -> Result<Vec<String>> {
     Ok(lines)
 }
 
+/// Moves each `.omprt.always_inline_later` function, and every call of it, to
+/// a copy of its attribute group (numbered from 95000) where `noinline`
+/// becomes `alwaysinline` (rustc repeats `noinline` on call sites), and drops
+/// the section.
 fn release_always_inline_later(mut lines: Vec<String>) -> Vec<String> {
     let marker = format!(" section \"{ALWAYS_INLINE_LATER_SECTION}\"");
     let first_group = 95000;
