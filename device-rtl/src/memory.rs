@@ -4,9 +4,9 @@
 //!
 //! Budget: a 512-byte stack in CTA-shared memory serves the team's
 //! sequential code, which is where clang globalises the variables a parallel
-//! region shares: the generic-mode main thread, or in SPMD mode every thread
-//! outside a parallel region, which all get the same address (see
-//! [`alloc_in_spmd_team_code`]). Upstream splits 512 bytes over all threads,
+//! region shares: the generic-mode main thread, or in a kernel clang made
+//! SPMD every thread outside a parallel region, which all get the same
+//! address (see [`alloc_in_spmd_team_code`]). Upstream splits 512 bytes over all threads,
 //! which leaves each one 0 bytes at 64+ threads. Every other request, and any
 //! request that does not fit, falls back to the device heap; an exhausted heap
 //! traps with a message. Allocations are LIFO per thread and 16-byte aligned
@@ -15,6 +15,7 @@
 
 use crate::{arch, debug, mapping, state, sync};
 use core::ffi::c_void;
+use omprt_abi::ExecMode;
 
 pub const SHARED_STACK_BYTES: usize = 512;
 pub const ALIGNMENT: u64 = 16;
@@ -71,11 +72,16 @@ pub fn heap_alloc(bytes: u64) -> *mut c_void {
     p.cast()
 }
 
-/// Whether the caller runs an SPMD team's sequential code: every thread of
-/// the block runs it, in step.
+/// Whether the caller runs an SPMD team's sequential code, which every
+/// thread of the block runs, in step: in kernels clang made SPMD. In a
+/// kernel openmp-opt made SPMD (exec mode generic-SPMD) the team code it
+/// could not prove safe runs guarded, on the main thread alone, and an
+/// allocation there may be one of them: those keep the heap, whose block the
+/// guard hands on to the other threads.
 #[inline(always)]
 fn in_spmd_team_code() -> bool {
-    mapping::is_spmd_mode() && state::icvs().level == 0
+    let mode = ExecMode::from_bits_retain(state::team(|t| t.exec_mode));
+    mode.is_spmd() && !mode.contains(ExecMode::GENERIC) && state::icvs().level == 0
 }
 
 /// `__kmpc_alloc_shared` in SPMD team code. clang allocates there the team's

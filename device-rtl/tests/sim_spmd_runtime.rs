@@ -231,6 +231,31 @@ fn spmd_team_code_allocations_are_one_copy_per_team() {
     }
 }
 
+/// A kernel openmp-opt made SPMD (exec mode generic-SPMD) runs the team code
+/// it could not prove safe on the main thread alone, and an allocation there
+/// may be such code, so there each caller keeps a block of its own: no
+/// barrier may wait for threads that never come. (All threads call here, so
+/// that a team allocation shows as one shared block instead of a hang.)
+#[test]
+fn team_code_of_a_kernel_openmp_opt_made_spmd_allocates_per_thread() {
+    let env = Shared(kernel_env(ExecMode::GENERIC_SPMD, 64));
+    let blocks: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    sim::launch(1, 64, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let p = __kmpc_alloc_shared(8);
+        blocks.lock().unwrap().push(p as usize);
+        // Every block is recorded before any is freed (and reused).
+        __kmpc_barrier_simple_spmd(std::ptr::null(), 0);
+        __kmpc_free_shared(p, 8);
+        __kmpc_target_deinit();
+    });
+    let mut b = blocks.into_inner().unwrap();
+    assert_eq!(b.len(), 64);
+    b.sort();
+    b.dedup();
+    assert_eq!(b.len(), 64, "callers shared a block");
+}
+
 #[test]
 fn warp_primitives_in_the_simulation() {
     let env = spmd();
