@@ -149,6 +149,26 @@ fn program_costs(
     (dir, src, costs)
 }
 
+/// Compiles `src` at -O2 into `dir` and returns the device PTX with the
+/// runtime linked in: what the compile step keeps with -save-temps
+/// (`--offload-device-only -S` does not link it).
+fn device_ptx(src: &std::path::Path, dir: &std::path::Path) -> (std::path::PathBuf, String) {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    tools::run(
+        std::process::Command::new(tools::clang().unwrap())
+            .arg("-O2")
+            .args(corpus::user_flags(corpus::LINK_ARCH).unwrap())
+            .args(["-c", "-save-temps=obj"])
+            .arg(src)
+            .arg("-o")
+            .arg(dir.join(format!("{name}.o"))),
+    )
+    .unwrap();
+    let ptx = dir.join(format!("{name}-openmp-nvptx64-nvidia-cuda-{}.s", corpus::LINK_ARCH));
+    let text = std::fs::read_to_string(&ptx).unwrap_or_else(|e| panic!("{}: {e}", ptx.display()));
+    (ptx, text)
+}
+
 /// The SPMD workhorse (`target teams distribute parallel for`, saxpy.c) keeps
 /// the static cost measured on 2026-11-23 (second session): 15 registers, no
 /// stack, no shared memory, no call (LLVM 19's runtime: 20 / 0 / 0). That
@@ -169,20 +189,7 @@ fn spmd_kernel_keeps_its_static_cost() {
     assert_eq!(cost.smem_bytes, 0, "{name}: static shared memory");
     // Every ICV query reads the thread-state pointer; an acquire load there
     // (`ld.acquire.sys`) once sat in this kernel's loop, ten times per region.
-    // The device PTX with the runtime linked in is what the compile step
-    // keeps with -save-temps (`--offload-device-only -S` does not link it).
-    tools::run(
-        std::process::Command::new(tools::clang().unwrap())
-            .arg("-O2")
-            .args(corpus::user_flags(corpus::LINK_ARCH).unwrap())
-            .args(["-c", "-save-temps=obj"])
-            .arg(&src)
-            .arg("-o")
-            .arg(dir.join("saxpy.o")),
-    )
-    .unwrap();
-    let ptx = dir.join(format!("saxpy-openmp-nvptx64-nvidia-cuda-{}.s", corpus::LINK_ARCH));
-    let text = std::fs::read_to_string(&ptx).unwrap();
+    let (ptx, text) = device_ptx(&src, &dir);
     assert!(text.contains(".entry") && text.contains("__omp_rtl_"), "no kernel with the runtime linked in {}", ptx.display());
     assert!(!text.contains("ld.acquire"), "an acquire load in saxpy's device code");
     assert!(!text.contains("call.uni"), "a call left in saxpy's device code (heap, trap or runtime path not folded)");
@@ -216,18 +223,7 @@ fn calls_openmp_opt_adds_are_inlined() {
     std::fs::create_dir_all(&dir).unwrap();
     for program in ["dyn_shared", "teams", "state_machines"] {
         let src = xtask::repo_root().join(format!("tests-gpu/programs/{program}.c"));
-        tools::run(
-            std::process::Command::new(tools::clang().unwrap())
-                .arg("-O2")
-                .args(corpus::user_flags(corpus::LINK_ARCH).unwrap())
-                .args(["-c", "-save-temps=obj"])
-                .arg(&src)
-                .arg("-o")
-                .arg(dir.join(format!("{program}.o"))),
-        )
-        .unwrap();
-        let ptx = dir.join(format!("{program}-openmp-nvptx64-nvidia-cuda-{}.s", corpus::LINK_ARCH));
-        let text = std::fs::read_to_string(&ptx).unwrap();
+        let (ptx, text) = device_ptx(&src, &dir);
         assert!(text.contains(".entry"), "no kernel in {}", ptx.display());
         for name in xtask::ir_rewrite::KEEP_LINKED {
             assert!(!text.contains(&format!("call.uni {name},")) && !text.contains(&format!("(retval0), {name},")), "{program}: a call of {name} left in {}", ptx.display());
