@@ -18,6 +18,7 @@
 pub mod arch;
 pub mod config;
 pub mod debug;
+pub mod deferred_free;
 pub mod exports;
 pub mod kernel;
 pub mod mapping;

@@ -13,7 +13,7 @@
 //! (clang marks the call sites `align 16`).
 #![allow(unsafe_code)]
 
-use crate::{arch, debug, mapping, state, sync};
+use crate::{arch, debug, deferred_free, mapping, state, sync};
 use core::ffi::c_void;
 use omprt_abi::ExecMode;
 
@@ -52,7 +52,8 @@ fn round_up(bytes: u64) -> u64 {
 }
 
 /// Device-heap allocation that traps with a message when the heap is
-/// exhausted.
+/// exhausted. It first frees the blocks teams gave back at their kernels'
+/// end (`deferred_free`), so a failed `malloc` means an exhausted heap.
 ///
 /// Why this and the other cold paths (`state::PerThread::install`, the trap)
 /// are inlined: a kernel's registers and stack are the maximum over its call
@@ -63,6 +64,7 @@ fn round_up(bytes: u64) -> u64 {
 /// static-cost`: saxpy went from 72 to 0 stack bytes.
 #[inline(always)]
 pub fn heap_alloc(bytes: u64) -> *mut c_void {
+    deferred_free::reclaim();
     let p = arch::malloc(bytes.max(1));
     if p.is_null() {
         debug::fatal(debug::message!(

@@ -342,15 +342,16 @@ impl<T> PerThread<T> {
         }
     }
 
-    /// Frees the array once no thread can use it any more. Plain accesses
-    /// suffice then; an atomic exchange would be a write of unknown value to
-    /// openmp-opt, and no load of the field would fold to null.
+    /// Gives the array back once no thread can use it any more (freed by a
+    /// later allocation: see `deferred_free`). Plain accesses suffice then;
+    /// an atomic exchange would be a write of unknown value to openmp-opt,
+    /// and no load of the field would fold to null.
     fn release(self) {
         let array = self.array_if_any();
         if !array.is_null() {
             // SAFETY: as in `array_if_any`; nobody else accesses it now.
             unsafe { *self.field() = core::ptr::null_mut() };
-            arch::free(array.cast());
+            crate::deferred_free::free_later(array.cast());
         }
     }
 }

@@ -358,3 +358,49 @@ fn barriers_of_a_team_smaller_than_the_block() {
         assert_eq!(counter.load(Ordering::SeqCst), 3 * team);
     }
 }
+
+extern "C-unwind" fn set_own_num_threads(_gtid: *mut i32, _btid: *mut i32) {
+    // Inside a region: the thread gets a state of its own, and its team the
+    // per-thread array that holds it.
+    omp_set_num_threads(2);
+}
+
+/// The per-thread arrays a team made are not freed at the kernel's end (a
+/// call there costs every kernel registers) but given back to the device
+/// heap's list (`deferred_free`), and freed by the next heap allocation, of
+/// any later kernel.
+#[test]
+fn per_thread_arrays_are_freed_by_the_next_allocation() {
+    let env = spmd();
+    let kernel = |teams: u32, region: bool, allocate: bool| {
+        sim::launch(teams, 64, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            if region {
+                let f = set_own_num_threads as *mut c_void;
+                __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, f, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0);
+            }
+            if allocate && arch::thread_id_in_block() == 0 {
+                arch::free(omprt_device_rtl::memory::heap_alloc(64).cast());
+            }
+            __kmpc_target_deinit();
+        })
+    };
+    assert_eq!(sim::deferred_blocks(), 0);
+    kernel(1, true, false);
+    assert_eq!(sim::deferred_blocks(), 1, "the team's thread-state array");
+    kernel(2, false, false);
+    assert_eq!(sim::deferred_blocks(), 1, "kept by kernels that allocate nothing");
+    kernel(1, true, false);
+    assert_eq!(sim::deferred_blocks(), 1, "the old array freed, the new one given back");
+    kernel(1, false, true);
+    assert_eq!(sim::deferred_blocks(), 0, "freed by an allocation of any kind");
+    // Teams that end while others allocate: every array is freed once (the
+    // host allocator aborts on a double free), some maybe by a later kernel.
+    kernel(8, true, false);
+    assert!((1..=8).contains(&sim::deferred_blocks()));
+    // The heap is only exhausted with the list freed: then the trap names it.
+    sim::fail_mallocs(1);
+    let message = trap_message(|| kernel(1, false, true));
+    assert!(message.contains("device heap exhausted"), "{message}");
+    assert_eq!(sim::deferred_blocks(), 0);
+}

@@ -386,6 +386,16 @@ pub fn team_doacross() -> &'static crate::workshare::doacross::TeamDoacross {
     &TEAM_DOACROSS
 }
 
+/// Heap blocks waiting to be freed (see `deferred_free`): device memory,
+/// shared by every kernel of the module.
+#[unsafe(link_section = ".omprt.device_global")]
+static DEFERRED_FREES: crate::deferred_free::DeferredFrees = crate::deferred_free::DeferredFrees::new();
+
+#[inline(always)]
+pub fn deferred_frees() -> &'static crate::deferred_free::DeferredFrees {
+    &DEFERRED_FREES
+}
+
 /// Called once per thread when it leaves the kernel; nothing to do on a GPU.
 #[inline(always)]
 pub fn thread_exit() {}

@@ -124,6 +124,9 @@ unsafe impl Sync for DynamicShared {}
 struct Grid {
     poisoned: AtomicBool,
     start: Instant,
+    deferred_frees: Arc<crate::deferred_free::DeferredFrees>,
+    /// `malloc`s still to fail ([`fail_mallocs`]).
+    failing_mallocs: Arc<std::sync::atomic::AtomicU32>,
 }
 
 #[derive(Clone)]
@@ -138,6 +141,11 @@ struct SimThread {
 
 thread_local! {
     static CURRENT: RefCell<Option<SimThread>> = const { RefCell::new(None) };
+    /// The device heap's list of blocks given back (`deferred_free`; one
+    /// static on the GPU): one per thread that launches grids, that is per
+    /// test, so that tests running side by side do not free each other's.
+    static DEVICE_DEFERRED_FREES: Arc<crate::deferred_free::DeferredFrees> = Arc::default();
+    static FAILING_MALLOCS: Arc<std::sync::atomic::AtomicU32> = Arc::default();
 }
 
 fn with<R>(f: impl FnOnce(&SimThread) -> R) -> R {
@@ -165,7 +173,12 @@ where
     F: Fn() + Sync,
 {
     assert!(num_blocks > 0 && threads_per_block > 0 && threads_per_block <= 1024);
-    let grid = Arc::new(Grid { poisoned: AtomicBool::new(false), start: Instant::now() });
+    let grid = Arc::new(Grid {
+        poisoned: AtomicBool::new(false),
+        start: Instant::now(),
+        deferred_frees: DEVICE_DEFERRED_FREES.with(Arc::clone),
+        failing_mallocs: FAILING_MALLOCS.with(Arc::clone),
+    });
     let warps_per_block = threads_per_block.div_ceil(WARP_SIZE);
     let blocks: Vec<Arc<Block>> = (0..num_blocks)
         .map(|_| {
@@ -366,8 +379,18 @@ pub fn fence_system() {
 
 const HEADER: usize = 16;
 
+/// For tests: the next `n` device-heap allocations of the calling thread's
+/// launches fail, as on an exhausted GPU heap.
+pub fn fail_mallocs(n: u32) {
+    FAILING_MALLOCS.with(|f| f.store(n, Ordering::SeqCst));
+}
+
 /// Heap allocation with a 16-byte header holding the size (`free` needs it).
 pub fn malloc(bytes: u64) -> *mut u8 {
+    let fail = with(|t| t.grid.failing_mallocs.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok());
+    if fail {
+        return std::ptr::null_mut();
+    }
     let layout = std::alloc::Layout::from_size_align(bytes as usize + HEADER, 16).expect("allocation size");
     // SAFETY: the layout has a non-zero size.
     unsafe {
@@ -378,6 +401,26 @@ pub fn malloc(bytes: u64) -> *mut u8 {
         base.cast::<u64>().write(bytes);
         base.add(HEADER)
     }
+}
+
+pub fn deferred_frees() -> &'static crate::deferred_free::DeferredFrees {
+    // SAFETY: as for `team_shared`: the grid outlives its simulated threads.
+    with(|t| unsafe { &*(&*t.grid.deferred_frees as *const crate::deferred_free::DeferredFrees) })
+}
+
+/// For tests, between launches: how many blocks the launching thread's grids
+/// gave back that no allocation has freed yet.
+pub fn deferred_blocks() -> usize {
+    DEVICE_DEFERRED_FREES.with(|list| {
+        let mut blocks = Vec::new();
+        crate::deferred_free::for_each_in_chain(list.take_all(), |b| blocks.push(b));
+        let n = blocks.len();
+        // Back in the same order, for the next allocation to free.
+        for b in blocks.into_iter().rev() {
+            list.push(b);
+        }
+        n
+    })
 }
 
 pub fn free(ptr: *mut u8) {
