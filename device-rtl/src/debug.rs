@@ -50,8 +50,13 @@ pub fn check(condition: bool, message: &'static [u8]) {
 
 /// `#pragma omp error at(execution)`: prints the user's message; a fatal
 /// severity then traps.
-pub fn user_error(fatal: bool, message: *const u8) {
-    let message: &[u8] = if message.is_null() { b"(no message)\0" } else { crate::arch::c_string(message) };
+///
+/// # Safety
+/// `message` is null or a NUL-terminated string that lives for the kernel.
+#[allow(unsafe_code)]
+pub unsafe fn user_error(fatal: bool, message: *const u8) {
+    // SAFETY: forwarded from the caller.
+    let message: &[u8] = if message.is_null() { b"(no message)\0" } else { unsafe { crate::arch::c_string(message) } };
     if fatal {
         crate::arch::trap_naming(b"error directive\0", message)
     }

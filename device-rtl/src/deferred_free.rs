@@ -86,7 +86,8 @@ pub fn free_later(block: *mut c_void) {
 /// frame from 72 to 128 bytes, which nested regions at -O0 stack up.
 #[inline(always)]
 pub fn reclaim() {
-    for_each_in_chain(arch::deferred_frees().take_all(), arch::free);
+    // SAFETY: blocks their owners gave up with `free_later`.
+    for_each_in_chain(arch::deferred_frees().take_all(), |block| unsafe { arch::free(block) });
 }
 
 #[cfg(test)]

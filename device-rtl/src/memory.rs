@@ -156,7 +156,9 @@ fn free_own(offset: usize, in_stack: bool, ptr: *mut c_void, bytes: u64) {
         debug::assertion(offset + size as usize == top as usize, debug::message!("frees out of LIFO order: __kmpc_free_shared"));
         state::update_team(|t| t.stack_top = top - size);
     } else {
-        arch::free(ptr.cast());
+        // SAFETY: a heap block of `alloc_shared` (not in the stack), which
+        // `__kmpc_free_shared`'s caller gives up.
+        unsafe { arch::free(ptr.cast()) };
     }
 }
 
@@ -209,7 +211,9 @@ pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
 pub fn end_sharing_variables() {
     let buffer = state::team(|t| t.shared_args);
     if !buffer.is_null() {
-        arch::free(buffer.cast());
+        // SAFETY: the buffer `begin_sharing_variables` allocated; the region
+        // that read it is over.
+        unsafe { arch::free(buffer.cast()) };
         state::update_team(|t| t.shared_args = core::ptr::null_mut());
     }
 }

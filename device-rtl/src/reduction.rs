@@ -63,7 +63,7 @@ pub unsafe fn parallel_reduce(data: *mut c_void, shuffle: ShuffleReduceFn, copy:
     let warp = tid / WARP;
     // SAFETY: forwarded from the caller.
     unsafe {
-        if n % WARP == 0 || warp + 1 < warps {
+        if n.is_multiple_of(WARP) || warp + 1 < warps {
             full_warp_reduce(data, shuffle);
         } else {
             partial_warp_reduce(data, shuffle, n % WARP, tid % WARP);

@@ -338,7 +338,8 @@ impl<T> PerThread<T> {
         // concurrent accesses are this compare-and-swap and benign plain reads.
         let cell = unsafe { AtomicPtr::from_ptr(self.field()) };
         if cell.compare_exchange(core::ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Relaxed).is_err() {
-            arch::free(fresh.cast());
+            // SAFETY: this thread's fresh allocation, never published.
+            unsafe { arch::free(fresh.cast()) };
         }
     }
 

@@ -58,14 +58,15 @@ pub fn team_barrier() {
 }
 
 /// `omp_lock_t` / `critical`: the first word is the lock.
+///
+/// # Safety
+/// `ptr` is a live, 4-byte aligned lock object that outlives every use
+/// (clang's critical-name arrays and omp_lock_t are).
 #[inline(always)]
-pub fn lock_word(ptr: *mut u32) -> &'static AtomicU32 {
-    // SAFETY: callers pass a live, 4-byte aligned lock object that outlives
-    // every use (clang's critical-name arrays and omp_lock_t are).
-    #[allow(unsafe_code)]
-    unsafe {
-        AtomicU32::from_ptr(ptr)
-    }
+#[allow(unsafe_code)]
+pub unsafe fn lock_word(ptr: *mut u32) -> &'static AtomicU32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { AtomicU32::from_ptr(ptr) }
 }
 
 pub fn set_lock(lock: &AtomicU32) {

@@ -59,7 +59,7 @@ fn dynamic_shared_memory_is_the_blocks_own() {
         let next = (t + 1) % THREADS;
         // SAFETY: as above, written before the barrier.
         let seen = unsafe { p.add(next as usize).read_volatile() };
-        if !same || p.is_null() || p as usize % 16 != 0 || seen != b * 1000 + next {
+        if !same || p.is_null() || !(p as usize).is_multiple_of(16) || seen != b * 1000 + next {
             errors.fetch_add(1, Ordering::Relaxed);
         }
     });

@@ -500,7 +500,7 @@ fn doacross_waits_for_the_posted_iterations() {
         unsafe { __kmpc_doacross_init(std::ptr::null(), 0, 2, dims.as_ptr() as *mut c_void) };
         let (mut last, mut lb, mut ub, mut st) = (0, 0i64, n * n - 1, 0i64);
         unsafe { __kmpc_for_static_init_8(std::ptr::null(), 0, STATIC_CHUNK, &mut last, &mut lb, &mut ub, &mut st, 1, 1) };
-        while lb <= n * n - 1 {
+        while lb < n * n {
             for k in lb..=ub.min(n * n - 1) {
                 let (i, j) = (1 + k / n, 2 * n - 2 - 2 * (k % n));
                 let mut up = [i - 1, j];

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use omprt_abi::ExecMode;
-use omprt_device_rtl::arch::{self, sim};
+use omprt_device_rtl::arch::sim;
 use omprt_device_rtl::exports::{api::*, kernel::*, misc::*, parallel::*, sync::*};
 use std::ffi::c_void;
 use std::sync::Mutex;
@@ -383,9 +383,9 @@ fn omp_alloc_respects_allocators_and_alignment() {
     sim::launch(1, 1, || unsafe {
         __kmpc_target_init(env.get(), no_launch_env());
         let p = omp_alloc(100, 1);
-        assert!(!p.is_null() && p as usize % 16 == 0);
+        assert!(!p.is_null() && (p as usize).is_multiple_of(16));
         let q = omp_aligned_alloc(256, 10, 1);
-        assert!(!q.is_null() && q as usize % 256 == 0);
+        assert!(!q.is_null() && (q as usize).is_multiple_of(256));
         assert!(omp_alloc(8, 7).is_null(), "omp_pteam_mem_alloc has no heap memory");
         omp_free(p, 1);
         omp_free(q, 1);
@@ -487,7 +487,7 @@ fn regions_with_more_captured_variables_than_inline_slots() {
         let outlined = unused_outlined as *mut c_void;
         let mut many: Vec<*mut c_void> = (0..MANY_ARGS).map(|i| (i * 10 + 1) as *mut c_void).collect();
         __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, many_args_wrapper as *mut c_void, many.as_mut_ptr(), MANY_ARGS as i64, 0);
-        let mut few: Vec<*mut c_void> = vec![1 as *mut c_void, 11 as *mut c_void];
+        let mut few: Vec<*mut c_void> = vec![std::ptr::without_provenance_mut(1), std::ptr::without_provenance_mut(11)];
         __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, few_args_wrapper as *mut c_void, few.as_mut_ptr(), 2, 0);
         __kmpc_target_deinit();
     });

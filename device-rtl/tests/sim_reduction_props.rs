@@ -199,13 +199,13 @@ impl Vars {
     /// `self = self OP other`, element by element (one loop iteration's body
     /// when `other` holds the iteration's inputs).
     fn combine(&mut self, other: &Vars) {
-        for k in 0..9 {
-            self.i[k] = i32::combine(INT_OPS[k], self.i[k], other.i[k]);
-            self.l[k] = i64::combine(INT_OPS[k], self.l[k], other.l[k]);
+        for (k, &op) in INT_OPS.iter().enumerate() {
+            self.i[k] = i32::combine(op, self.i[k], other.i[k]);
+            self.l[k] = i64::combine(op, self.l[k], other.l[k]);
         }
-        for k in 0..4 {
-            self.f[k] = f32::combine(FLOAT_OPS[k], self.f[k], other.f[k]);
-            self.d[k] = f64::combine(FLOAT_OPS[k], self.d[k], other.d[k]);
+        for (k, &op) in FLOAT_OPS.iter().enumerate() {
+            self.f[k] = f32::combine(op, self.f[k], other.f[k]);
+            self.d[k] = f64::combine(op, self.d[k], other.d[k]);
         }
     }
 }
@@ -328,12 +328,11 @@ fn check(got: &Vars, inputs: &[&Vars], what: &str) -> Result<(), TestCaseError> 
     for v in inputs {
         exact.combine(v);
     }
-    for k in 0..9 {
-        prop_assert_eq!(got.i[k], exact.i[k], "int {:?} ({})", INT_OPS[k], what);
-        prop_assert_eq!(got.l[k], exact.l[k], "long {:?} ({})", INT_OPS[k], what);
+    for (k, op) in INT_OPS.iter().enumerate() {
+        prop_assert_eq!(got.i[k], exact.i[k], "int {:?} ({})", op, what);
+        prop_assert_eq!(got.l[k], exact.l[k], "long {:?} ({})", op, what);
     }
-    for k in 0..4 {
-        let op = FLOAT_OPS[k];
+    for (k, &op) in FLOAT_OPS.iter().enumerate() {
         if matches!(op, Min | Max) {
             prop_assert_eq!(got.f[k], exact.f[k], "float {:?} ({})", op, what);
             prop_assert_eq!(got.d[k], exact.d[k], "double {:?} ({})", op, what);

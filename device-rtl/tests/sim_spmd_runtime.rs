@@ -169,7 +169,8 @@ fn captured_variables_reach_the_outlined_region_in_order() {
     let sum = AtomicU32::new(0);
     sim::launch(1, 8, || unsafe {
         __kmpc_target_init(env.get(), no_launch_env());
-        let mut args = [1usize as *mut c_void, 10usize as _, 100usize as _, 1000usize as _, &sum as *const _ as *mut c_void];
+        let fake = std::ptr::without_provenance_mut::<c_void>;
+        let mut args = [fake(1), fake(10), fake(100), fake(1000), &sum as *const _ as *mut c_void];
         __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, many_args as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 5, 0);
     });
     assert_eq!(sum.load(Ordering::Relaxed), 8 * 1111);
@@ -196,7 +197,8 @@ extern "C-unwind" fn last_thread_writes(_g: *mut i32, _b: *mut i32, small: *mut 
 fn spmd_team_code_allocations_are_one_copy_per_team() {
     let env = spmd();
     // Per thread: (team, small, big, after, small value, big value, reused).
-    let log: Mutex<Vec<(i32, usize, usize, usize, u32, u32, bool)>> = Mutex::new(Vec::new());
+    type Seen = (i32, usize, usize, usize, u32, u32, bool);
+    let log: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
     for (teams, threads) in [(2, 64), (3, 45), (1, 1)] {
         log.lock().unwrap().clear();
         sim::launch(teams, threads, || unsafe {
@@ -294,7 +296,8 @@ fn static_fini_entries_are_no_ops() {
 #[test]
 fn unimplemented_entry_points_trap_naming_themselves() {
     let env = spmd();
-    let cases: Vec<(&str, Box<dyn Fn() + Sync + std::panic::RefUnwindSafe>)> = vec![
+    type Case = Box<dyn Fn() + Sync + std::panic::RefUnwindSafe>;
+    let cases: Vec<(&str, Case)> = vec![
         ("__kmpc_copyprivate", Box::new(|| unsafe {
             __kmpc_copyprivate(std::ptr::null(), 0, 0, std::ptr::null_mut(), std::ptr::null_mut(), 0);
         })),

@@ -565,6 +565,15 @@ pub fn check(
     report
 }
 
+/// Checks a runtime bitcode file against the installed `OMPKinds.def`.
+pub fn check_bitcode(bitcode: &std::path::Path, needed: &BTreeSet<String>) -> Result<Report, String> {
+    let def = std::fs::read_to_string(OMP_KINDS_DEF)
+        .map_err(|e| format!("cannot read {OMP_KINDS_DEF} ({e}): run 'bash scripts/setup.sh' (llvm-22-dev)"))?;
+    let entries = parse_omp_kinds(&def)?;
+    let ir = crate::tools::disassemble(bitcode)?;
+    Ok(check(&entries, &parse_ll_definitions(&ir), needed))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -839,13 +848,4 @@ declare void @llvm.lifetime.start.p0(ptr captures(none)) #7
         assert!(!report.ok());
         assert!(report.render().contains("omp_get_team_num"));
     }
-}
-
-/// Checks a runtime bitcode file against the installed `OMPKinds.def`.
-pub fn check_bitcode(bitcode: &std::path::Path, needed: &BTreeSet<String>) -> Result<Report, String> {
-    let def = std::fs::read_to_string(OMP_KINDS_DEF)
-        .map_err(|e| format!("cannot read {OMP_KINDS_DEF} ({e}): run 'bash scripts/setup.sh' (llvm-22-dev)"))?;
-    let entries = parse_omp_kinds(&def)?;
-    let ir = crate::tools::disassemble(bitcode)?;
-    Ok(check(&entries, &parse_ll_definitions(&ir), needed))
 }

@@ -287,7 +287,7 @@ fn call_arguments(rest: &str) -> Option<Vec<String>> {
 fn operand(arg: &str, ty: &str) -> Option<String> {
     let mut rest = arg.strip_prefix(ty)?.trim_start();
     loop {
-        let word_end = rest.find(|c: char| c == ' ' || c == '(').unwrap_or(rest.len());
+        let word_end = rest.find([' ', '(']).unwrap_or(rest.len());
         let word = &rest[..word_end];
         let is_attribute = matches!(word, "noundef" | "nonnull" | "readonly" | "readnone" | "writeonly" | "noalias" | "nocapture")
             || word == "align" || word == "dereferenceable" || word == "dereferenceable_or_null" || word == "captures";
@@ -444,7 +444,7 @@ fn strip_target_attributes(line: &str) -> String {
             out.replace_range(i..end, "");
         }
     }
-    out.replace(" }", " }").replace("  ", " ")
+    out.replace("  ", " ")
 }
 
 /// Linkage keyword of a `define` or global line ("external" when absent).

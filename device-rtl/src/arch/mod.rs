@@ -33,11 +33,14 @@ pub fn warp_id() -> u32 {
 }
 
 /// The bytes of a NUL-terminated string, the NUL included.
+///
+/// # Safety
+/// `ptr` is a NUL-terminated string that lives for the kernel (clang's
+/// constant strings do).
 #[allow(unsafe_code)]
-pub fn c_string(ptr: *const u8) -> &'static [u8] {
+pub unsafe fn c_string(ptr: *const u8) -> &'static [u8] {
     let mut len = 0;
-    // SAFETY: callers pass a NUL-terminated string that lives for the kernel
-    // (clang's constant strings do).
+    // SAFETY: forwarded from the caller.
     unsafe {
         while *ptr.add(len) != 0 {
             len += 1;

@@ -280,9 +280,11 @@ pub fn malloc(bytes: u64) -> *mut u8 {
     // SAFETY: CUDA's malloc has no preconditions.
     unsafe { cuda_malloc(bytes) }
 }
+/// # Safety
+/// `ptr` is null or came from [`malloc`] and is not used after.
 #[inline(always)]
-pub fn free(ptr: *mut u8) {
-    // SAFETY: callers pass a pointer from `malloc` (or null).
+pub unsafe fn free(ptr: *mut u8) {
+    // SAFETY: forwarded from the caller.
     unsafe { cuda_free(ptr) }
 }
 /// Backs off in a spin loop so the lock owner (maybe in the same warp) runs.

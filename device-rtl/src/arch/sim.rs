@@ -423,7 +423,9 @@ pub fn deferred_blocks() -> usize {
     })
 }
 
-pub fn free(ptr: *mut u8) {
+/// # Safety
+/// `ptr` is null or came from [`malloc`] and is not used after.
+pub unsafe fn free(ptr: *mut u8) {
     if ptr.is_null() {
         return;
     }

@@ -223,29 +223,35 @@ fn lock_owner_id() -> u32 {
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_init_lock(lock: *mut u32) {
-    sync::lock_word(lock).store(0, core::sync::atomic::Ordering::Release);
+    // SAFETY: the caller's lock object, a live, aligned lock word.
+    unsafe { sync::lock_word(lock) }.store(0, core::sync::atomic::Ordering::Release);
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_destroy_lock(lock: *mut u32) {
-    sync::lock_word(lock).store(0, core::sync::atomic::Ordering::Release);
+    // SAFETY: the caller's lock object, a live, aligned lock word.
+    unsafe { sync::lock_word(lock) }.store(0, core::sync::atomic::Ordering::Release);
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_set_lock(lock: *mut u32) {
-    sync::set_lock(sync::lock_word(lock))
+    // SAFETY: the caller's lock object, a live, aligned lock word.
+    sync::set_lock(unsafe { sync::lock_word(lock) })
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_unset_lock(lock: *mut u32) {
-    sync::unset_lock(sync::lock_word(lock))
+    // SAFETY: the caller's lock object, a live, aligned lock word.
+    sync::unset_lock(unsafe { sync::lock_word(lock) })
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_test_lock(lock: *mut u32) -> i32 {
-    i32::from(sync::test_lock(sync::lock_word(lock)))
+    // SAFETY: the caller's lock object, a live, aligned lock word.
+    i32::from(sync::test_lock(unsafe { sync::lock_word(lock) }))
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_init_nest_lock(lock: *mut u32) {
     // SAFETY: user code passes an omp_nest_lock_t (two words).
     unsafe { *lock.add(1) = 0 };
-    sync::lock_word(lock).store(0, core::sync::atomic::Ordering::Release);
+    // SAFETY: the caller's lock object, a live, aligned lock word.
+    unsafe { sync::lock_word(lock) }.store(0, core::sync::atomic::Ordering::Release);
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_destroy_nest_lock(lock: *mut u32) {
@@ -255,7 +261,8 @@ pub unsafe extern "C-unwind" fn omp_destroy_nest_lock(lock: *mut u32) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_set_nest_lock(lock: *mut u32) {
     let me = lock_owner_id();
-    let owner = sync::lock_word(lock);
+    // SAFETY: the caller's lock object, a live, aligned lock word.
+    let owner = unsafe { sync::lock_word(lock) };
     if owner.load(core::sync::atomic::Ordering::Acquire) != me {
         while owner.compare_exchange_weak(0, me, core::sync::atomic::Ordering::Acquire, core::sync::atomic::Ordering::Relaxed).is_err() {
             arch::spin_pause();
@@ -273,14 +280,16 @@ pub unsafe extern "C-unwind" fn omp_unset_nest_lock(lock: *mut u32) {
         *lock.add(1)
     };
     if depth == 0 {
-        sync::unset_lock(sync::lock_word(lock));
+        // SAFETY: the caller's lock object, a live, aligned lock word.
+        sync::unset_lock(unsafe { sync::lock_word(lock) });
     }
 }
 /// The new nesting depth, or 0 if another thread holds the lock.
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_test_nest_lock(lock: *mut u32) -> i32 {
     let me = lock_owner_id();
-    let owner = sync::lock_word(lock);
+    // SAFETY: the caller's lock object, a live, aligned lock word.
+    let owner = unsafe { sync::lock_word(lock) };
     let mine = owner.load(core::sync::atomic::Ordering::Acquire) == me
         || owner.compare_exchange(0, me, core::sync::atomic::Ordering::Acquire, core::sync::atomic::Ordering::Relaxed).is_ok();
     if !mine {

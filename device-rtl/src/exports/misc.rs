@@ -111,7 +111,8 @@ pub extern "C-unwind" fn omp_free(ptr: VoidPtr, _allocator: u64) {
     // SAFETY: `ptr` came from omp_alloc/omp_aligned_alloc, which stored the
     // heap pointer just below it.
     let raw = unsafe { ((ptr as usize - 8) as *const usize).read() };
-    crate::arch::free(raw as *mut u8)
+    // SAFETY: that heap pointer, given up by the caller with `ptr`.
+    unsafe { crate::arch::free(raw as *mut u8) }
 }
 
 not_yet! {

@@ -72,23 +72,27 @@ pub extern "C-unwind" fn __kmpc_cancellationpoint(_loc: IdentPtr, _gtid: i32, _k
 /// `#pragma omp error at(execution)`: severity 1 warns, 2 is fatal.
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_error(_loc: IdentPtr, severity: i32, message: *const u8) {
-    crate::debug::user_error(severity == 2, message)
+    // SAFETY: clang passes the directive's message, a constant string.
+    unsafe { crate::debug::user_error(severity == 2, message) }
 }
 
 // `critical` locks the first word of clang's `[8 x i32]` name; clang calls
 // these one lane at a time (ABI-CONTRACT.md 5.6).
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_critical(_loc: IdentPtr, _gtid: i32, name: CriticalNamePtr) {
-    sync::set_lock(sync::lock_word(name.cast()))
+    // SAFETY: clang's critical name, a live, aligned lock word.
+    sync::set_lock(unsafe { sync::lock_word(name.cast()) })
 }
 /// Hints are performance advice; every hint gets the same lock.
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_critical_with_hint(_loc: IdentPtr, _gtid: i32, name: CriticalNamePtr, _hint: i32) {
-    sync::set_lock(sync::lock_word(name.cast()))
+    // SAFETY: clang's critical name, a live, aligned lock word.
+    sync::set_lock(unsafe { sync::lock_word(name.cast()) })
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_end_critical(_loc: IdentPtr, _gtid: i32, name: CriticalNamePtr) {
-    sync::unset_lock(sync::lock_word(name.cast()))
+    // SAFETY: clang's critical name, a live, aligned lock word.
+    sync::unset_lock(unsafe { sync::lock_word(name.cast()) })
 }
 
 /// The team's thread 0 executes `single` (any one thread may).

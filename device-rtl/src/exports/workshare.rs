@@ -8,6 +8,7 @@ use crate::workshare::{self, Entity, callback::Walk, dispatch, iv::LoopIv};
 /// # Safety
 /// The pointers are clang's loop-bound variables, valid for reads and writes.
 #[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "the C entry points' arguments, plus the entry's name and kind")]
 unsafe fn static_init<T: LoopIv>(
     entry: &[u8],
     entity: Entity,

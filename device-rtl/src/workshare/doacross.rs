@@ -171,7 +171,9 @@ pub fn fini() {
     sync::team_barrier();
     if mapping::omp_thread_num() == 0 {
         let h = arch::team_doacross().0.swap(core::ptr::null_mut(), Ordering::AcqRel);
-        arch::free(h.cast());
+        // SAFETY: the team's block from `heap_alloc`, unpublished above; the
+        // barrier let every thread finish with it.
+        unsafe { arch::free(h.cast()) };
     }
 }
 
