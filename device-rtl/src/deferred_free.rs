@@ -6,7 +6,7 @@
 //! per-thread arrays (`state::release_thread_states`) is reachable in every
 //! kernel that cannot prove the arrays were never made, which is every
 //! kernel of a file that mixes SPMD and generic kernels (schedules.c: 1422 ->
-//! 1328 registers with this list). A push is a compare-and-swap loop; the
+//! 1326 registers with this list). A push is a compare-and-swap loop; the
 //! allocation path calls `malloc` anyway.
 //!
 //! One list for the device, taken whole (a swap with null, so no pop of

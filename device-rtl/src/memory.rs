@@ -65,6 +65,15 @@ fn round_up(bytes: u64) -> u64 {
 #[inline(always)]
 pub fn heap_alloc(bytes: u64) -> *mut c_void {
     deferred_free::reclaim();
+    heap_alloc_after_reclaim(bytes)
+}
+
+/// [`heap_alloc`] for an allocation that follows one right away (the
+/// per-thread array after a thread's first state or loop record): the list
+/// of blocks given back was just freed, and at -O0 each inlined reclaim costs
+/// the runtime function registers and stack.
+#[inline(always)]
+pub fn heap_alloc_after_reclaim(bytes: u64) -> *mut c_void {
     let p = arch::malloc(bytes.max(1));
     if p.is_null() {
         debug::fatal(debug::message!(

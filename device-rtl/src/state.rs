@@ -317,6 +317,8 @@ impl<T> PerThread<T> {
 
     /// The calling thread's element, the array allocated (zeroed) by
     /// whichever thread needs it first. Only the calling thread touches it.
+    /// Called right after a `memory::heap_alloc` of the thread, which freed
+    /// the blocks given back (`memory::heap_alloc_after_reclaim`).
     pub fn my_slot(self) -> *mut *mut T {
         if self.array_if_any().is_null() {
             self.install();
@@ -329,7 +331,7 @@ impl<T> PerThread<T> {
     #[inline(always)]
     fn install(self) {
         let n = mapping::num_threads_in_block() as usize;
-        let fresh = crate::memory::heap_alloc((n * core::mem::size_of::<*mut T>()) as u64).cast::<*mut T>();
+        let fresh = crate::memory::heap_alloc_after_reclaim((n * core::mem::size_of::<*mut T>()) as u64).cast::<*mut T>();
         for i in 0..n {
             // SAFETY: `fresh` holds one element per thread of the block.
             unsafe { fresh.add(i).write(core::ptr::null_mut()) };
@@ -363,8 +365,8 @@ pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
     }
-    let slot = THREAD_STATES.my_slot();
     let state = crate::memory::heap_alloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
+    let slot = THREAD_STATES.my_slot();
     // SAFETY: this thread's slot; `state` is a fresh allocation; the team
     // state is only written between barriers this thread is not inside.
     unsafe {
