@@ -232,6 +232,29 @@ fn calls_openmp_opt_adds_are_inlined() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A kernel that never makes per-thread arrays must not call `free` at its
+/// end, also where openmp-opt cannot prove that (a file whose other kernels
+/// make them): the team gives them back to a list the next allocation frees
+/// (`deferred_free`), and a call costs a kernel registers. Measured on
+/// 2026-11-23: schedules.c's `target parallel for schedule(static)` kernel
+/// had a `free` call (and the `printf` of a trap, which stays), its
+/// `schedule(dynamic, 1)` one 38 registers, then 34.
+#[test]
+fn kernel_end_frees_no_per_thread_arrays_with_a_call() {
+    let dir = std::env::temp_dir().join(format!("omprt-kernel-end-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ptx, text) = device_ptx(&xtask::repo_root().join("tests-gpu/programs/schedules.c"), &dir);
+    let start = text
+        .match_indices(".entry ")
+        .map(|(i, _)| i)
+        .find(|&i| text[i..].split('(').next().is_some_and(|name| name.contains("_static_unchunked_l") && name.ends_with("_1")))
+        .unwrap_or_else(|| panic!("no static_unchunked target parallel for kernel in {}", ptx.display()));
+    let body = &text[start..start + text[start..].find("\n}\n").unwrap()];
+    assert!(body.contains("bar.sync"), "not the kernel's body: {}", ptx.display());
+    assert!(!body.contains("call.uni free,"), "a call of free left in the kernel ({})", ptx.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// At -O0 only the always-inliner runs: inlining `__kmpc_parallel_60` with
 /// clang's constant `nargs` must leave only that arity's call, or the
 /// 32-argument one sets every kernel's registers (156 before; LLVM 19: 59).
