@@ -9,15 +9,15 @@
 //! 1326 registers with this list). A push is a compare-and-swap loop; the
 //! allocation path calls `malloc` anyway.
 //!
-//! One list for the device, taken whole (a swap with null, so no pop of
-//! single blocks and no ABA hazard), before every `malloc`: so a failed
-//! `malloc` means the heap is exhausted, and user code's `malloc` competes
-//! with at most what teams gave back since the runtime last allocated. The
-//! price: the first allocation after a kernel whose teams gave arrays back
-//! frees them all on one thread. Lists split by team spread that work, but
-//! then a failed `malloc` must free every list before it may trap, and that
-//! loop cost schedules.c 52 registers. A block's first word links it to the
-//! next.
+//! One list per device image (a static of the module), taken whole (a swap
+//! with null, so no pop of single blocks and no ABA hazard) before every
+//! `malloc`: so a failed `malloc` means the heap is exhausted, and user
+//! code's `malloc` competes with at most what teams gave back since the
+//! runtime last allocated. The price: the first allocation after a kernel
+//! whose teams gave arrays back frees them all on one thread. Lists split by
+//! team spread that work, but then a failed `malloc` must free every list
+//! before it may trap, and that loop cost schedules.c 52 registers. A
+//! block's first word links it to the next.
 #![allow(unsafe_code)]
 
 use crate::arch;
