@@ -32,6 +32,17 @@ pub fn is_spmd_mode() -> bool {
     ExecMode::from_bits_retain(state::team(|t| t.exec_mode)).is_spmd()
 }
 
+/// Whether clang emitted the kernel in SPMD mode: the mode without the
+/// GENERIC bit, which openmp-opt keeps when it makes a generic kernel SPMD.
+/// Only there does every thread run the team's sequential code in step; in a
+/// kernel openmp-opt made SPMD, code it could not prove safe runs guarded, on
+/// the main thread alone.
+#[inline(always)]
+pub fn is_spmd_kernel_from_clang() -> bool {
+    let mode = ExecMode::from_bits_retain(state::team(|t| t.exec_mode));
+    mode.is_spmd() && !mode.contains(ExecMode::GENERIC)
+}
+
 /// Generic mode: the main thread is the first lane of the last warp
 /// (LLVM 22's host adds that warp for it; ABI-CONTRACT.md 3.2).
 #[inline(always)]

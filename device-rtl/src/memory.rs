@@ -15,7 +15,6 @@
 
 use crate::{arch, debug, deferred_free, mapping, state, sync};
 use core::ffi::c_void;
-use omprt_abi::ExecMode;
 
 pub const SHARED_STACK_BYTES: usize = 512;
 pub const ALIGNMENT: u64 = 16;
@@ -84,15 +83,12 @@ pub fn heap_alloc_after_reclaim(bytes: u64) -> *mut c_void {
 }
 
 /// Whether the caller runs an SPMD team's sequential code, which every
-/// thread of the block runs, in step: in kernels clang made SPMD. In a
-/// kernel openmp-opt made SPMD (exec mode generic-SPMD) the team code it
-/// could not prove safe runs guarded, on the main thread alone, and an
-/// allocation there may be one of them: those keep the heap, whose block the
-/// guard hands on to the other threads.
+/// thread of the block runs, in step: in kernels clang made SPMD. Kernels
+/// openmp-opt made SPMD keep the heap: an allocation there may run guarded,
+/// and the guard hands its block on to the other threads.
 #[inline(always)]
 fn in_spmd_team_code() -> bool {
-    let mode = ExecMode::from_bits_retain(state::team(|t| t.exec_mode));
-    mode.is_spmd() && !mode.contains(ExecMode::GENERIC) && state::icvs().level == 0
+    mapping::is_spmd_kernel_from_clang() && state::icvs().level == 0
 }
 
 /// `__kmpc_alloc_shared` in SPMD team code. clang allocates there the team's

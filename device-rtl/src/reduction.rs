@@ -23,7 +23,6 @@
 use crate::{arch, mapping, state};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU32, Ordering};
-use omprt_abi::ExecMode;
 use omprt_abi::reduction::{InterWarpCopyFn, ListGlobalFn, ShuffleReduceFn};
 
 const WARP: u32 = arch::WARP_SIZE;
@@ -115,7 +114,7 @@ pub unsafe fn teams_reduce(
     // variable of a kernel it SPMDized into one shared-memory copy
     // (HeapToShared), so there every thread's reduce list names the same
     // variables and only the master may write them.
-    let team_fold = spmd && !ExecMode::from_bits_retain(state::team(|t| t.exec_mode)).contains(ExecMode::GENERIC);
+    let team_fold = mapping::is_spmd_kernel_from_clang();
     if team_fold {
         if master {
             state::update_team(|t| t.teams_reduce_last = u32::from(last));
