@@ -19,6 +19,11 @@
 //!   `alwaysinline`: rustc keeps them apart, openmp-opt sees the calls, then
 //!   clang's always-inliner puts them into user code, where their arguments
 //!   are constants;
+//! * functions in section `.omprt.inline_when_optimizing` trade `noinline`
+//!   for `inlinehint`: out of line at -O0, where clang inlines nothing but
+//!   `alwaysinline` and ptxas -O0 gives a function about as many registers as
+//!   it has code (so one big function sets every kernel's count), and left to
+//!   clang's inliner at -O1 and above;
 //! * each call of the marker [`ASSUME_MARKER`] becomes `llvm.assume(load == value)`: a
 //!   fact the runtime states about shared memory, for openmp-opt in the user's compile.
 //!   Written as `llvm.assume` in Rust, rustc's own pipeline drops it (the load has no
@@ -45,6 +50,9 @@ pub const DEVICE_GLOBAL_SECTION: &str = ".omprt.device_global";
 /// Section marking a function rustc must not inline but clang's always-inliner
 /// must, after openmp-opt (which runs before it) has seen it out of line.
 pub const ALWAYS_INLINE_LATER_SECTION: &str = ".omprt.always_inline_later";
+/// Section marking a function rustc must not inline, kept apart at -O0 and
+/// left to clang's inliner when the user optimises.
+pub const INLINE_WHEN_OPTIMIZING_SECTION: &str = ".omprt.inline_when_optimizing";
 /// The function the runtime calls, `(ptr, i32)`, to state that the `u32` at
 /// the pointer holds the value there (`arch::nvptx::assume_u32_eq`).
 pub const ASSUME_MARKER: &str = "__omprt_assume_u32_eq";
@@ -120,7 +128,8 @@ pub fn rewrite(ir: &str, config_globals: &[&str], keep: &[&str]) -> Result<(Stri
         }
     }
     let lines = if keep.is_empty() { lines } else { keep_linked(lines, keep)? };
-    let lines = release_always_inline_later(lines);
+    let lines = release_noinline(lines, ALWAYS_INLINE_LATER_SECTION, "alwaysinline", 95000);
+    let lines = release_noinline(lines, INLINE_WHEN_OPTIMIZING_SECTION, "inlinehint", 96000);
     let lines = expand_assumes(lines)?;
     let lines: Vec<String> = lines.into_iter().map(|l| scope_atomic(&l)).collect();
     // Rewrite uses after all definitions are known (uses may precede them).
@@ -156,13 +165,12 @@ fn keep_linked(mut lines: Vec<String>, names: &[&str]) -> Result<Vec<String>> {
     Ok(lines)
 }
 
-/// Moves each `.omprt.always_inline_later` function, and every call of it, to
-/// a copy of its attribute group (numbered from 95000) where `noinline`
-/// becomes `alwaysinline` (rustc repeats `noinline` on call sites), and drops
-/// the section.
-fn release_always_inline_later(mut lines: Vec<String>) -> Vec<String> {
-    let marker = format!(" section \"{ALWAYS_INLINE_LATER_SECTION}\"");
-    let first_group = 95000;
+/// Moves each function of `section`, and every call of it, to a copy of its
+/// attribute group (numbered from `first_group`) where `noinline` becomes
+/// `replacement` (rustc repeats `noinline` on call sites), and drops the
+/// section.
+fn release_noinline(mut lines: Vec<String>, section: &str, replacement: &str, first_group: u32) -> Vec<String> {
+    let marker = format!(" section \"{section}\"");
     let mut released: Vec<String> = Vec::new();
     let mut clones: Vec<(String, String)> = Vec::new();
     let clone_of = |group: &str, clones: &mut Vec<(String, String)>| {
@@ -189,15 +197,18 @@ fn release_always_inline_later(mut lines: Vec<String>) -> Vec<String> {
         if !is_call || !released.iter().any(|f| line.contains(&format!("{f}("))) {
             continue;
         }
-        let Some(group) = line.split_whitespace().last().filter(|w| w.starts_with('#')).map(str::to_string) else { continue };
+        // The call's attribute group ends the instruction, before any metadata
+        // (`#52, !noalias !56`).
+        let instruction = line.split(", !").next().unwrap_or(line);
+        let Some(group) = instruction.split_whitespace().last().filter(|w| w.starts_with('#')).map(str::to_string) else { continue };
         let clone = clone_of(&group, &mut clones);
-        let cut = line.len() - group.len();
-        line.replace_range(cut.., &clone);
+        let cut = instruction.len() - group.len();
+        line.replace_range(cut..instruction.len(), &clone);
     }
     for (group, clone) in clones {
         let prefix = format!("attributes {group} = ");
         if let Some(attrs) = lines.iter().find(|l| l.starts_with(&prefix)).cloned() {
-            let body = attrs[prefix.len()..].replace("noinline", "alwaysinline");
+            let body = attrs[prefix.len()..].replace("noinline", replacement);
             lines.push(format!("attributes {clone} = {body}"));
         }
     }
@@ -610,6 +621,20 @@ attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n
         assert!(out.contains("  call void @b() #1\n"), "{out}");
         assert!(out.contains("attributes #95000 = { convergent alwaysinline nounwind }"), "{out}");
         assert!(out.contains("  call void @a() #95001\n") && out.contains("attributes #95001 = { alwaysinline }"), "{out}");
+        assert!(!out.contains("section"), "{out}");
+    }
+
+    #[test]
+    fn inline_when_optimizing_functions_become_inlinehint_also_at_calls_with_metadata() {
+        let ir = "define internal void @a() unnamed_addr #0 section \".omprt.inline_when_optimizing\" {\n  ret void\n}\n\
+define internal void @b() unnamed_addr #0 {\n  call void @a() #1, !noalias !5\n  call void @b() #1, !noalias !5\n  ret void\n}\n\
+attributes #0 = { convergent noinline nounwind }\nattributes #1 = { noinline }\n";
+        let (out, _) = rewrite(ir, &[], &[]).unwrap();
+        assert!(out.contains("define internal void @a() unnamed_addr #96000 {"), "{out}");
+        assert!(out.contains("attributes #96000 = { convergent inlinehint nounwind }"), "{out}");
+        // The call keeps its metadata; only its group changes.
+        assert!(out.contains("  call void @a() #96001, !noalias !5\n") && out.contains("attributes #96001 = { inlinehint }"), "{out}");
+        assert!(out.contains("  call void @b() #1, !noalias !5\n"), "{out}");
         assert!(!out.contains("section"), "{out}");
     }
 

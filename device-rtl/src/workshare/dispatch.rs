@@ -67,8 +67,11 @@ impl Bounds {
     }
 
     /// Iteration `k` as a value of the loop's type.
+    /// In the loop's width: the same bits as in 64, fewer registers for a
+    /// 32-bit loop at -O0.
     pub fn value<T: LoopIv>(&self, k: u64) -> T {
-        T::from_bits(self.lb.wrapping_add(k.wrapping_mul(self.st as u64)))
+        let step = T::Unsigned::from_u64(k).wrapping_mul(T::Unsigned::from_u64(self.st as u64));
+        T::from_bits(self.lb).offset(step)
     }
 }
 
@@ -161,6 +164,7 @@ pub struct StaticCursor {
 }
 
 impl StaticCursor {
+    out_of_line_at_o0! {
     /// Thread `id`'s position among `count` threads at the loop's start.
     pub fn new<D: Count>(plan: &Plan, last: D, id: u32, count: u32) -> StaticCursor {
         let done = StaticCursor { next: 0, span: 0, step: 0, done: true };
@@ -180,6 +184,7 @@ impl StaticCursor {
             }
         };
         StaticCursor { next: start.into(), span: span.into(), step: step.into(), done: false }
+    }
     }
 
     /// The next chunk as `(first, last, is_last)`, `None` past the end.
@@ -265,34 +270,41 @@ impl TeamDispatch {
         unsafe { &*self.lp.get() }
     }
 
-    /// Hands out the next chunk of a team's dynamic or guided loop. The
-    /// counter stays 64-bit: it runs past `last` by up to a chunk per
-    /// thread, which would wrap a 32-bit one near the top of the range.
-    fn grab<D: Count>(&self) -> Option<(u64, u64)> {
+    /// Hands out the next chunk of a team's guided loop (of a dynamic one:
+    /// [`Self::grab_dynamic`]). The counter stays 64-bit: it runs past `last`
+    /// by up to a chunk per thread, which would wrap a 32-bit one near the
+    /// top of the range.
+    fn grab_guided<D: Count>(&self) -> Option<(u64, u64)> {
         let lp = self.read();
         if lp.empty {
             return None;
         }
         let (last, chunk) = (D::from_u64(lp.last), D::from_u64(lp.chunk));
-        if lp.kind == Kind::Guided {
-            let mut start = self.next.load(Ordering::Relaxed);
-            loop {
-                if start > lp.last {
-                    return None;
-                }
-                let s = D::from_u64(start);
-                let (a, b) = chunk_at(s, guided_size(s, last, u32::from(lp.guided_shift), chunk), last)?;
-                match self.next.compare_exchange_weak(start, b.into() + 1, Ordering::Relaxed, Ordering::Relaxed) {
-                    Ok(_) => return Some((a.into(), b.into())),
-                    Err(now) => start = now,
-                }
+        let mut start = self.next.load(Ordering::Relaxed);
+        loop {
+            if start > lp.last {
+                return None;
             }
+            let s = D::from_u64(start);
+            let (a, b) = chunk_at(s, guided_size(s, last, u32::from(lp.guided_shift), chunk), last)?;
+            match self.next.compare_exchange_weak(start, b.into() + 1, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Some((a.into(), b.into())),
+                Err(now) => start = now,
+            }
+        }
+    }
+
+    /// Hands out the next chunk of a team's dynamic loop.
+    fn grab_dynamic<D: Count>(&self) -> Option<(u64, u64)> {
+        let lp = self.read();
+        if lp.empty {
+            return None;
         }
         let start = arch::fetch_add_aggregated(&self.next, lp.chunk);
         if start > lp.last {
             return None;
         }
-        let (a, b) = chunk_at(D::from_u64(start), chunk, last)?;
+        let (a, b) = chunk_at(D::from_u64(start), D::from_u64(lp.chunk), D::from_u64(lp.last))?;
         Some((a.into(), b.into()))
     }
 }
@@ -351,74 +363,134 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     // it, schedules.c's dynamic kernels 64 -> 58 registers).
     let in_team =
         threads > 1 || (!config::may_use_nested_parallelism() && (!mapping::is_spmd_mode() || icvs.level == 1));
-    if in_team && (plan.ordered || matches!(plan.kind, Kind::Dynamic | Kind::Guided)) {
-        let team = arch::team_dispatch();
-        sync::team_barrier();
-        if mapping::omp_thread_num() == 0 {
-            // SAFETY: the barriers order this write before and after every
-            // other thread's use of the record.
-            unsafe { *team.lp.get() = TeamLoop::new(bounds, plan, guided_shift(threads)) };
-            team.next.store(0, Ordering::Relaxed);
-            team.ordered_next.store(0, Ordering::Relaxed);
-        }
-        sync::team_barrier();
-    }
+    let team_loop = in_team && (plan.ordered || matches!(plan.kind, Kind::Dynamic | Kind::Guided));
+    // Each path ends in one call, so that at -O0 nothing is live across it.
     if !plan.needs_private(in_team) {
+        if team_loop {
+            publish_team_loop(&bounds, &plan, threads);
+        }
         return;
     }
     if config::assume_no_thread_state() {
         debug::fatal_naming(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state\0", entry)
     }
-    // A thread alone in its loop runs it as one chunk.
-    let plan = if in_team { plan } else { Plan { kind: Kind::StaticBalanced, ..plan } };
+    push_private::<D>(&bounds, &plan, in_team, threads, icvs.level, team_loop);
+}
+
+out_of_line_at_o0! {
+/// Thread 0 writes the team's record between two team barriers.
+fn publish_team_loop(bounds: &Bounds, plan: &Plan, threads: u32) {
+    let team = arch::team_dispatch();
+    sync::team_barrier();
+    if mapping::omp_thread_num() == 0 {
+        // SAFETY: the barriers order this write before and after every
+        // other thread's use of the record.
+        unsafe { *team.lp.get() = TeamLoop::new(*bounds, *plan, guided_shift(threads)) };
+        team.next.store(0, Ordering::Relaxed);
+        team.ordered_next.store(0, Ordering::Relaxed);
+    }
+    sync::team_barrier();
+}
+}
+
+out_of_line_at_o0! {
+/// Pushes the caller's [`Private`] record of a loop at `level`, then, for a
+/// loop the team shares (`ordered`), publishes the team's record from it.
+fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: u32, level: u32, team_loop: bool) {
     let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
     let slot = state::LOOP_RECORDS.my_slot();
+    // A thread alone in its loop runs it as one chunk.
+    let plan = if in_team { *plan } else { Plan { kind: Kind::StaticBalanced, ..*plan } };
     let (id, count) = if in_team { (mapping::omp_thread_num(), threads.max(1)) } else { (0, 1) };
     let cursor_static = StaticCursor::new::<D>(&plan, D::from_u64(bounds.last), id, count);
     // SAFETY: a fresh allocation, and this thread's own slot.
-    unsafe {
+    let record = unsafe {
         record.write(Private {
-            bounds,
+            bounds: *bounds,
             plan,
             in_team,
             cursor_static,
             cursor: 0,
-            level: icvs.level,
+            level,
             previous: (*slot).cast(),
         });
         *slot = record.cast();
+        &*record
+    };
+    if team_loop {
+        publish_team_loop(&record.bounds, &record.plan, threads);
     }
 }
+}
 
-/// The caller's next chunk as `(first, last, is_last)` normalised indices,
-/// with the bounds of its loop (one look-up of the thread's record).
-fn next_chunk<D: Count>() -> Option<(u64, u64, bool, Bounds)> {
+/// `__kmpc_dispatch_next_*`: 1 and the caller's next chunk, or 0 when done.
+pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     // SAFETY: this thread's own record, if any.
     let mut private = unsafe { private_top().as_mut() };
     if let Some(p) = &mut private
         && !matches!(p.plan.kind, Kind::Dynamic | Kind::Guided)
     {
-        if p.bounds.empty {
-            return None;
-        }
-        let (a, b, last) = p.cursor_static.take(D::from_u64(p.bounds.last))?;
-        p.cursor = a;
-        return Some((a, b, last, p.bounds));
+        return next_static(p, plast, plb, pub_, pst);
     }
     // The team's loop; a private record of a dynamic kind (an `ordered`
-    // loop) describes the same one. One inlined copy of `grab` for both.
+    // loop) describes the same one.
+    if arch::team_dispatch().read().kind == Kind::Guided {
+        next_guided(private, plast, plb, pub_, pst)
+    } else {
+        next_dynamic(private, plast, plb, pub_, pst)
+    }
+}
+
+out_of_line_at_o0! {
+/// The next chunk of the team's guided loop.
+fn next_guided<T: LoopIv>(private: Option<&mut Private>, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     let team = arch::team_dispatch();
-    let (a, b) = team.grab::<D>()?;
+    let Some((a, b)) = team.grab_guided::<T::Unsigned>() else { return 0 };
+    emit_team(team, private, a, b, plast, plb, pub_, pst)
+}
+}
+
+out_of_line_at_o0! {
+/// The next chunk of the team's dynamic loop.
+fn next_dynamic<T: LoopIv>(private: Option<&mut Private>, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    let team = arch::team_dispatch();
+    let Some((a, b)) = team.grab_dynamic::<T::Unsigned>() else { return 0 };
+    emit_team(team, private, a, b, plast, plb, pub_, pst)
+}
+}
+
+out_of_line_at_o0! {
+/// [`emit`] of a chunk of the team's loop, which an `ordered` thread's record
+/// follows.
+#[allow(clippy::too_many_arguments, reason = "clang's four variables")]
+fn emit_team<T: LoopIv>(
+    team: &TeamDispatch, private: Option<&mut Private>, a: u64, b: u64, plast: &mut i32, plb: &mut T, pub_: &mut T,
+    pst: &mut T::Signed,
+) -> i32 {
     let bounds = team.read().bounds();
     if let Some(p) = private {
         p.cursor = a;
     }
-    Some((a, b, b == bounds.last, bounds))
+    emit(&bounds, a, b, b == bounds.last, plast, plb, pub_, pst)
+}
 }
 
-/// `__kmpc_dispatch_next_*`: 1 and the caller's next chunk, or 0 when done.
-pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let Some((a, b, last, bounds)) = next_chunk::<T::Unsigned>() else { return 0 };
+out_of_line_at_o0! {
+/// The next chunk of a static schedule from the thread's own record.
+fn next_static<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    if p.bounds.empty {
+        return 0;
+    }
+    let Some((a, b, last)) = p.cursor_static.take(<T::Unsigned>::from_u64(p.bounds.last)) else { return 0 };
+    p.cursor = a;
+    emit(&p.bounds, a, b, last, plast, plb, pub_, pst)
+}
+}
+
+/// Writes the chunk `[a, b]` of `bounds` to clang's variables; returns 1.
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "clang's four variables")]
+fn emit<T: LoopIv>(bounds: &Bounds, a: u64, b: u64, last: bool, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     *plb = bounds.value(a);
     *pub_ = bounds.value(b);
     *pst = T::signed_from_i64(bounds.st);

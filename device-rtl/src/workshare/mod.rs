@@ -48,7 +48,7 @@ pub fn static_init<T: LoopIv>(entry: &[u8], entity: Entity, schedtype: i32, lb: 
         | Schedule::DistributeStaticChunkStaticOne
             if chunk_size.is_some() =>
         {
-            static_chunked(lb, ub, chunk_size.unwrap(), id, count)
+            chunked(lb, ub, chunk_size.unwrap(), id, count)
         }
         Schedule::StaticChunk
         | Schedule::StaticNoChunk
@@ -57,9 +57,35 @@ pub fn static_init<T: LoopIv>(entry: &[u8], entity: Entity, schedtype: i32, lb: 
         | Schedule::StaticBalancedChunk
         | Schedule::DistributeStaticChunk
         | Schedule::DistributeStaticNoChunk
-        | Schedule::DistributeStaticChunkStaticOne => static_balanced(lb, ub, id, count),
+        | Schedule::DistributeStaticChunkStaticOne => balanced(lb, ub, id, count),
         _ => debug::fatal_naming(b"a dynamic schedule was passed to a static init entry point\0", entry),
     }
+}
+
+/// The static schedules as the init entry points use them: for a 64-bit loop
+/// each is a function of its own at -O0 (`out_of_line_at_o0!`), where its
+/// division is a ptxas routine and, with both inlined, ptxas -O0 gave
+/// `__kmpc_for_static_init_8u` 64 registers; a 32-bit loop keeps them inline
+/// (a call costs the caller stack at -O0).
+fn chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, count: u32) -> StaticChunk<T> {
+    if core::mem::size_of::<T>() == 8 { static_chunked_apart(lb, ub, chunk, id, count) } else { static_chunked(lb, ub, chunk, id, count) }
+}
+
+/// See [`chunked`].
+fn balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticChunk<T> {
+    if core::mem::size_of::<T>() == 8 { static_balanced_apart(lb, ub, id, count) } else { static_balanced(lb, ub, id, count) }
+}
+
+out_of_line_at_o0! {
+fn static_chunked_apart<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, count: u32) -> StaticChunk<T> {
+    static_chunked(lb, ub, chunk, id, count)
+}
+}
+
+out_of_line_at_o0! {
+fn static_balanced_apart<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticChunk<T> {
+    static_balanced(lb, ub, id, count)
+}
 }
 
 /// `__kmpc_dist_for_static_init_*`: the team's balanced share of the loop
@@ -67,7 +93,9 @@ pub fn static_init<T: LoopIv>(entry: &[u8], entity: Entity, schedtype: i32, lb: 
 /// threads. `last` is set only on the thread that runs the loop's last
 /// iteration.
 pub fn dist_for_static_init<T: LoopIv>(entry: &[u8], schedtype: i32, lb: T, ub: T, chunk: T::Signed) -> (StaticChunk<T>, T) {
-    let team = static_balanced(lb, ub, mapping::block_id(), mapping::num_blocks());
+    // Apart at -O0 for every width: with two balanced schedules inlined,
+    // ptxas -O0 gave `__kmpc_dist_for_static_init_4` 61 registers.
+    let team = static_balanced_apart(lb, ub, mapping::block_id(), mapping::num_blocks());
     let mut mine = static_init(entry, Entity::Thread, schedtype, team.lb, team.ub, chunk);
     mine.last &= team.last;
     (mine, team.ub)
@@ -77,5 +105,5 @@ pub fn dist_for_static_init<T: LoopIv>(entry: &[u8], schedtype: i32, lb: T, ub: 
 /// dealt to the teams round-robin.
 pub fn team_static_init<T: LoopIv>(lb: T, ub: T, chunk: T::Signed) -> StaticChunk<T> {
     let chunk = T::chunk_as_unsigned(chunk).unwrap_or(T::u_from_u32(1));
-    static_chunked(lb, ub, chunk, mapping::block_id(), mapping::num_blocks())
+    chunked(lb, ub, chunk, mapping::block_id(), mapping::num_blocks())
 }
