@@ -266,6 +266,42 @@ fn unoptimised_kernel_keeps_one_region_arity() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// At -O0 a kernel needs the registers of the largest runtime function it can
+/// reach, and in schedules.c (every loop kind, regions called through
+/// pointers) every kernel reaches the dispatched loops. ptxas -O0 gives a
+/// function about as many registers as it has code, so those stay split
+/// into functions of their own at -O0 (`out_of_line_at_o0!`): 59 registers
+/// for every kernel (75 while `init_bounds` was one function; LLVM 19: 54-60).
+#[test]
+fn unoptimised_dispatched_loops_stay_small() {
+    let (dir, _, costs) = program_costs("schedules", "-O0");
+    assert!(costs.len() > 30, "{costs:?}");
+    for (name, cost) in &costs {
+        assert!(cost.registers <= 60, "{name}: {} registers at -O0", cost.registers);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The functions kept apart at -O0 are inlined when the user optimises:
+/// schedules.c at -O2 calls none of them.
+#[test]
+fn functions_apart_at_o0_are_inlined_when_optimising() {
+    let ir = runtime_ir();
+    let apart: Vec<String> = ir
+        .lines()
+        .filter(|l| l.starts_with("define") && (l.contains("next_dynamic") || l.contains("push_private") || l.contains("publish_team_loop")))
+        .filter_map(|l| l.split('@').nth(1)?.split('(').next().map(str::to_string))
+        .collect();
+    assert!(apart.len() >= 3, "the split functions are missing from the runtime: {apart:?}");
+    let dir = std::env::temp_dir().join(format!("omprt-apart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (_, ptx) = device_ptx(&xtask::repo_root().join("tests-gpu/programs/schedules.c"), &dir);
+    for name in &apart {
+        assert!(!ptx.contains(&format!("call.uni {name}")) && !ptx.contains(&format!("call {name}")), "{name} is called at -O2");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// These entry points reach clang with `alwaysinline`: the reductions, so
 /// its shuffle and copy callbacks become direct calls in the kernel; the
 /// region calls, so that each keeps only its arity (see `parallel.rs`).
