@@ -270,10 +270,12 @@ impl TeamDispatch {
         unsafe { &*self.lp.get() }
     }
 
+    out_of_line_at_o0! {
     /// Hands out the next chunk of a team's guided loop (of a dynamic one:
     /// [`Self::grab_dynamic`]). The counter stays 64-bit: it runs past `last`
     /// by up to a chunk per thread, which would wrap a 32-bit one near the
-    /// top of the range.
+    /// top of the range. Apart at -O0: with the CAS loop, `next_guided` needed
+    /// 59 registers under ptxas -O0, more than LLVM 19's distribute kernels (54).
     fn grab_guided<D: Count>(&self) -> Option<(u64, u64)> {
         let lp = self.read();
         if lp.empty {
@@ -292,6 +294,7 @@ impl TeamDispatch {
                 Err(now) => start = now,
             }
         }
+    }
     }
 
     /// Hands out the next chunk of a team's dynamic loop.
