@@ -15,15 +15,15 @@
 #![deny(unsafe_code, unsafe_op_in_unsafe_fn)]
 #![allow(clippy::missing_safety_doc)]
 
-/// Defines a function that stays out of line when the user compiles at -O0 and
-/// are left to clang's inliner when the user optimises: rustc must not inline
-/// them (`inline(never)`), and the section tells xtask's IR rewrite to trade
-/// `noinline` for `inlinehint` (`INLINE_WHEN_OPTIMIZING_SECTION`). At -O0
-/// clang inlines only `alwaysinline`, and ptxas -O0 gives a function about as
-/// many registers as it has code: one large runtime function set the
-/// registers of every kernel that reaches it. Give such a function what it
-/// writes, so that the caller keeps nothing live across the call (at -O0 a
-/// live value costs the caller stack).
+/// Defines a function that stays out of line when the user compiles at -O0
+/// and is left to clang's inliner when the user optimises: rustc must not
+/// inline it (`inline(never)`), and the section tells xtask's IR rewrite to
+/// trade `noinline` for `inlinehint` (`INLINE_WHEN_OPTIMIZING_SECTION`). At
+/// -O0 clang inlines only `alwaysinline`, and ptxas -O0 gives a function about
+/// as many registers as it has code: one large runtime function set the
+/// registers of every kernel that reaches it. Call such a function last where
+/// possible, and give it what it writes: at -O0 a value live across a call
+/// costs the caller stack.
 macro_rules! out_of_line_at_o0 {
     ($(#[$meta:meta])* $vis:vis fn $($rest:tt)*) => {
         $(#[$meta])*
