@@ -18,6 +18,11 @@ commands:
                  generic state machine, max threads, registers, stack bytes,
                  static shared bytes and the teams-reduction buffer.
                  Needs no GPU.
+  info --functions FILE
+                 the other device functions of each cubin (the runtime's,
+                 clang's outlined regions) with their registers and stack
+                 frame, the most registers first: what sets a kernel's
+                 figures at -O0 or behind a call. Needs no GPU.
   devices        list the CUDA GPUs (name, arch, SMs, memory)
   launch FILE KERNEL [--teams N] [--thread-limit N] [--buf BYTES]...
                  run one kernel of FILE on GPU 0, its arguments being zeroed
@@ -57,14 +62,14 @@ fn driver_failure(e: DriverError) -> ExitCode {
     }
 }
 
-fn info(path: &str) -> ExitCode {
+fn info(path: &str, render: fn(&str, &image::Input<'_>) -> String) -> ExitCode {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => return error(format!("cannot read {path}: {e}")),
     };
     match image::read(&bytes) {
         Ok(input) => {
-            print!("{}", report::info(path, &input));
+            print!("{}", render(path, &input));
             ExitCode::SUCCESS
         }
         Err(e) => error(format!("{path}: {e}")),
@@ -194,8 +199,9 @@ fn main() -> ExitCode {
     let layout = Layout::of_this_checkout();
     let rest = args.get(1..).unwrap_or_default();
     match (args.first().map(String::as_str), rest) {
-        (Some("info"), [path]) => info(path),
-        (Some("info"), _) => usage("info takes one FILE"),
+        (Some("info"), [path]) => info(path, report::info),
+        (Some("info"), [flag, path]) if flag == "--functions" => info(path, report::functions),
+        (Some("info"), _) => usage("info takes one FILE, or --functions FILE"),
         (Some("devices"), []) => match devices() {
             Ok(text) => {
                 print!("{text}");

@@ -83,6 +83,31 @@ pub fn info(path: &str, input: &Input<'_>) -> String {
     out
 }
 
+/// `omprt info --functions`: every cubin's device functions other than the
+/// kernels, the most registers first (a kernel needs the most of what it
+/// can reach: at -O0, or behind a call, these set its figures).
+pub fn functions(path: &str, input: &Input<'_>) -> String {
+    let mut out = format!("{path}: device functions other than kernels\n");
+    for (i, img) in input.images.iter().enumerate() {
+        let _ = writeln!(out, "\nimage {i}: arch {}", img.arch);
+        match img.cubin() {
+            None => out.push_str("  (not a cubin)\n"),
+            Some(Err(e)) => {
+                let _ = writeln!(out, "  error: {e}");
+            }
+            Some(Ok(cubin)) if cubin.functions.is_empty() => out.push_str("  none\n"),
+            Some(Ok(cubin)) => {
+                let mut functions = cubin.functions.clone();
+                functions.sort_by_key(|f| (std::cmp::Reverse(f.registers), std::cmp::Reverse(f.frame_bytes), f.name));
+                let rows: Vec<Vec<String>> =
+                    functions.iter().map(|f| vec![opt(f.registers), opt(f.frame_bytes), f.name.to_owned()]).collect();
+                out.push_str(&table(&["regs", "frame", "function"], &rows));
+            }
+        }
+    }
+    out
+}
+
 /// `omprt devices`.
 pub fn devices(driver_version: (i32, i32), devices: &[DeviceInfo]) -> String {
     let rows: Vec<Vec<String>> = devices

@@ -49,6 +49,16 @@ fn teams_o0_has_a_generic_kernel_and_no_outlined_functions_listed() {
     assert_eq!(image::mode_name(k.mode()), "GENERIC");
     assert_eq!(k.environment.map(|e| e.use_generic_state_machine), Some(1));
     assert!(k.static_shared_bytes > 0, "the runtime keeps its team state in shared memory");
+    // ... but a function with its own resources, and the kernel needs at least
+    // the registers of every function (it reaches them all here).
+    let outlined = cubin.functions.iter().find(|f| f.name.ends_with("_omp_outlined")).expect("the outlined body");
+    assert!(outlined.registers.is_some() && outlined.frame_bytes.is_some(), "{outlined:?}");
+    assert!(cubin.functions.iter().any(|f| f.name == "__kmpc_target_init"), "{:#?}", cubin.functions);
+    assert!(!cubin.functions.iter().any(|f| f.name == k.name), "the kernel is not listed again");
+    let most = cubin.functions.iter().filter_map(|f| f.registers).max().unwrap();
+    assert!(k.registers.unwrap() >= most, "kernel {:?} < a function's {most}", k.registers);
+    let report = omprt_host::report::functions("teams", &input);
+    assert!(report.contains("__kmpc_target_init") && report.lines().any(|l| l.trim_start().starts_with(&most.to_string())), "{report}");
 }
 
 #[test]

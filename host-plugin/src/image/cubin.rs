@@ -51,6 +51,20 @@ pub struct Cubin<'data> {
     pub sm: u32,
     /// Kernels in symbol-table order.
     pub kernels: Vec<Kernel<'data>>,
+    /// The other functions with resource records (device functions: the
+    /// runtime's and clang's outlined regions), in symbol-table order. A
+    /// kernel's registers and stack are the maximum over what it can reach,
+    /// these included, so they say where a kernel's figures come from.
+    pub functions: Vec<Function<'data>>,
+}
+
+/// A device function that is not a kernel, with what ptxas recorded for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function<'data> {
+    pub name: &'data str,
+    pub registers: Option<u32>,
+    /// Bytes of its own stack frame (EIATTR_FRAME_SIZE).
+    pub frame_bytes: Option<u32>,
 }
 
 /// One OpenMP kernel and its resources. `None` means the cubin has no record
@@ -144,6 +158,7 @@ pub fn parse(data: &[u8]) -> Result<Cubin<'_>, ImageError> {
 
     let mut environments: HashMap<&[u8], &object::elf::Sym64<LittleEndian>> = HashMap::new();
     let mut candidates = Vec::new();
+    let mut functions = Vec::new();
     let mut uses_reserved_smem = false;
     for (index, symbol) in symbols.enumerate() {
         let name = symbols.symbol_name(endian, symbol).reading("cubin symbol name")?;
@@ -159,6 +174,10 @@ pub fn parse(data: &[u8]) -> Result<Cubin<'_>, ImageError> {
                 || (name.starts_with(KERNEL_PREFIX.as_bytes()) && symbol.st_bind() != STB_LOCAL))
         {
             candidates.push((index.0, utf8(name, "kernel symbol name")?));
+        } else if symbol.st_type() == STT_FUNC
+            && let Some(own) = resources.get(&(index.0 as u32))
+        {
+            functions.push(Function { name: utf8(name, "function symbol name")?, registers: own.registers, frame_bytes: own.frame });
         }
     }
 
@@ -205,7 +224,7 @@ pub fn parse(data: &[u8]) -> Result<Cubin<'_>, ImageError> {
             param_bytes,
         });
     }
-    Ok(Cubin { sm, kernels })
+    Ok(Cubin { sm, kernels, functions })
 }
 
 /// Decodes the configuration part of `<kernel>_kernel_environment`.

@@ -24,7 +24,7 @@ mod error;
 pub mod nvinfo;
 pub mod offload;
 
-pub use cubin::{mode_name, Cubin, Kernel};
+pub use cubin::{mode_name, Cubin, Function, Kernel};
 pub use error::ImageError;
 pub use offload::{ImageKind, Producer};
 
