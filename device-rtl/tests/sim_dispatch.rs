@@ -271,6 +271,24 @@ fn ordered_regions_run_in_iteration_order() {
     check_one::<u64>(ExecMode::GENERIC, 1, 64, Loop { lb: 5, ub: 400, st: 3, sched: ORDERED_DYNAMIC, chunk: 2 }, true);
 }
 
+/// Ordered loops back to back (no barrier between them): each publishes the
+/// team's record at the end of its threads' record push, which must reset
+/// the ordered turn and the chunk counter for the next loop.
+#[test]
+fn consecutive_ordered_loops_each_start_their_turn_at_zero() {
+    let loops: Vec<Loop> = (0..5)
+        .map(|k| Loop { lb: -k * 7, ub: 90 + k * 13, st: 1 + k % 2, sched: [ORDERED_DYNAMIC, ORDERED_STATIC][k as usize % 2], chunk: k % 3 + 1 })
+        .collect();
+    for mode in [ExecMode::SPMD, ExecMode::GENERIC] {
+        let tallies: Vec<Tally> = loops.iter().map(|lp| Tally::new(lp.trip())).collect();
+        let pairs: Vec<(Loop, &Tally)> = loops.iter().copied().zip(tallies.iter()).collect();
+        run_parallel::<i32>(mode, 1, 40, -1, &pairs, true);
+        for (lp, t) in loops.iter().zip(&tallies) {
+            t.check(&format!("{lp:?} ({mode:?})"), true);
+        }
+    }
+}
+
 #[test]
 fn num_threads_one_makes_a_team_of_one() {
     let lp = Loop { lb: 0, ub: 99, st: 1, sched: DYNAMIC, chunk: 1 };
