@@ -39,6 +39,22 @@ pub fn assertion(condition: bool, message: &'static [u8]) {
     }
 }
 
+/// Checks a contract of the compiler's code whose violation would not fail
+/// by itself but hang or corrupt (a generic-mode region without a wrapper):
+/// always traps, and prints `message` only in programs built with
+/// `-fopenmp-target-debug`, as [`assertion`] does. Where the condition does
+/// not fold, a `printf` would cost every kernel the call floor (schedules.c's
+/// SPMD kernels in a file with generic ones: 24 registers instead of 16).
+#[inline(always)]
+pub fn contract(condition: bool, message: &'static [u8]) {
+    if !condition {
+        if crate::config::debug_kind().contains(omprt_abi::DeviceDebugKind::ASSERTION) {
+            fatal(message)
+        }
+        crate::arch::trap_without_message(message)
+    }
+}
+
 /// Checks a runtime invariant; `message` (made by [`message!`]) names the
 /// entry point.
 #[inline(always)]

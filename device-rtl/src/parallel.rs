@@ -73,13 +73,15 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
 /// and the wrapper is a constant where this is inlined: such kernels then lose
 /// the generic-mode path without reading the mode, which openmp-opt cannot
 /// fold in a file that mixes modes (schedules.c: 1555 -> 1452 registers).
-/// The OpenMPIRBuilder passes no wrapper in either mode; in a generic kernel
-/// that is the error it always was, reported here.
+/// A generic kernel without one (the OpenMPIRBuilder's, which passes none in
+/// either mode) traps; the message needs `-fopenmp-target-debug`, since a
+/// `printf` where the mode does not fold costs SPMD kernels a call
+/// (`debug::contract`).
 #[inline(always)]
 fn in_spmd_kernel(wrapper: *mut c_void) -> bool {
     let spmd = mapping::is_spmd_mode();
     if wrapper.is_null() {
-        debug::check(spmd, debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
+        debug::contract(spmd, debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
         return true;
     }
     spmd
@@ -175,14 +177,13 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
 /// would be a single thread and the caller must run the region serialized.
 /// Inlined, so clang's constant `nargs` folds the heap path of the sharing
 /// buffer away: reachable, its calls cost this function 52 registers, and
-/// with it every generic-mode kernel.
+/// with it every generic-mode kernel. `wrapper` is not null (`in_spmd_kernel`).
 #[inline(always)]
 unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
     let n = threads_for_region(num_threads);
     if n <= 1 {
         return false;
     }
-    debug::check(!wrapper.is_null(), debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
     let shared = memory::begin_sharing_variables(nargs as u64);
     // SAFETY: `args` holds `nargs` pointers and `shared` room for as many.
     unsafe { core::ptr::copy_nonoverlapping(args, shared, nargs as usize) };

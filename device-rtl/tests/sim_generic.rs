@@ -428,8 +428,8 @@ fn serialized_regions_of_a_kernel_without_nesting() {
 }
 
 /// clang passes no wrapper only from SPMD kernels, and the runtime relies on
-/// it; a generic kernel without one (the OpenMPIRBuilder's code) gets a trap
-/// that says so.
+/// it; a generic kernel without one (the OpenMPIRBuilder's code) traps (on a
+/// GPU the message needs `-fopenmp-target-debug`; the simulation says it).
 #[test]
 fn a_generic_region_without_a_wrapper_traps_naming_it() {
     let env = Shared(kernel_env(ExecMode::GENERIC, 64));

@@ -306,6 +306,15 @@ pub fn trap_with_message(message: &[u8]) -> ! {
     }
 }
 
+/// Traps without printing: a `trap` is no call, where a `printf` would give
+/// the kernel the register floor of one. `_message` is what
+/// [`trap_with_message`] would have printed (the simulation panics with it).
+#[inline(always)]
+pub fn trap_without_message(_message: &[u8]) -> ! {
+    // SAFETY: no preconditions.
+    unsafe { llvm_trap() }
+}
+
 /// Prints "omprt: <what>: <name>" then traps; both NUL-terminated.
 #[inline(never)]
 #[cold]

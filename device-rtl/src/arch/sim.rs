@@ -460,6 +460,11 @@ pub fn trap_with_message(message: &[u8]) -> ! {
     panic!("{}", c_str(message).trim_end())
 }
 
+/// A trap costs the simulation nothing either way: it says what happened.
+pub fn trap_without_message(message: &[u8]) -> ! {
+    trap_with_message(message)
+}
+
 pub fn trap_naming(what: &[u8], name: &[u8]) -> ! {
     panic!("omprt: {}: {}", c_str(what), c_str(name))
 }
