@@ -96,7 +96,7 @@ pub fn target_deinit() {
         }
         return;
     }
-    if mapping::is_main_thread_in_generic_mode() {
+    if mapping::is_generic_main_thread_reread() {
         // Workers wait at the top of their loop: nothing else reads the state.
         state::release_thread_states();
         state::update_team(|t| t.parallel_region_fn = core::ptr::null_mut());

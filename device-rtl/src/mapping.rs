@@ -55,6 +55,16 @@ pub fn is_main_thread_in_generic_mode() -> bool {
     !is_spmd_mode() && thread_id_in_block() == main_thread_id_in_generic_mode()
 }
 
+/// Whether the caller is the generic-mode main thread, with the ids read
+/// anew (`arch::thread_id_in_block_reread`): at a kernel's end, where the
+/// ids read before the region would stay live across it. In a file of SPMD
+/// and generic kernels this check is in SPMD ones too (schedules.c's SPMD
+/// loops 30 -> 28 registers). The mode is the caller's to check.
+#[inline(always)]
+pub fn is_generic_main_thread_reread() -> bool {
+    arch::thread_id_in_block_reread() == (arch::num_threads_in_block_reread() - 1) & !(WARP_SIZE - 1)
+}
+
 /// The thread that runs the team's sequential code: thread 0 in SPMD mode,
 /// the main thread in generic mode.
 #[inline(always)]

@@ -147,12 +147,15 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
     // until the barrier after the region.
     unsafe { state::assume_team_level_one() };
     let n = mapping::active_team_size();
+    // Not `n < num_threads_in_block()` after the region: that kept both
+    // numbers in registers across it (schedules.c's SPMD loops +2 registers).
+    let partial_team = state::team(|t| t.parallel_team_size) != 0;
     if tid < n {
         let n_states = thread_state_mark();
         // SAFETY: forwarded from the caller.
         unsafe { invoke_microtask(outlined, tid as i32, args, nargs) };
         drop_thread_states_since(n_states);
-        if n < mapping::num_threads_in_block() {
+        if partial_team {
             arch::sync_threads_or(sync::BARRIER_PARTIAL_SPMD_TEAM, true);
         }
     } else {

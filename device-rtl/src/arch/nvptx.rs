@@ -98,6 +98,24 @@ pub fn num_threads_in_block() -> u32 {
     // SAFETY: as above.
     unsafe { sreg_ntid_x() as u32 }
 }
+
+/// [`thread_id_in_block`] and [`num_threads_in_block`] read anew: an `asm`
+/// that LLVM may not merge with earlier reads, for code after a parallel
+/// region, which otherwise keeps the ids in registers across the region.
+#[inline(always)]
+pub fn thread_id_in_block_reread() -> u32 {
+    let out: u32;
+    // SAFETY: reads a special register.
+    unsafe { core::arch::asm!("mov.u32 {0}, %tid.x;", out(reg32) out, options(nomem, nostack, preserves_flags)) };
+    out
+}
+#[inline(always)]
+pub fn num_threads_in_block_reread() -> u32 {
+    let out: u32;
+    // SAFETY: reads a special register.
+    unsafe { core::arch::asm!("mov.u32 {0}, %ntid.x;", out(reg32) out, options(nomem, nostack, preserves_flags)) };
+    out
+}
 #[inline(always)]
 pub fn block_id() -> u32 {
     // SAFETY: as above.

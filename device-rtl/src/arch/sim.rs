@@ -269,6 +269,12 @@ pub fn thread_id_in_block() -> u32 {
 pub fn num_threads_in_block() -> u32 {
     with(|t| t.ntid)
 }
+pub fn thread_id_in_block_reread() -> u32 {
+    thread_id_in_block()
+}
+pub fn num_threads_in_block_reread() -> u32 {
+    num_threads_in_block()
+}
 pub fn block_id() -> u32 {
     with(|t| t.bid)
 }
