@@ -307,12 +307,16 @@ impl<T> PerThread<T> {
     /// would otherwise look like a pointer). Block scope: the installer is a
     /// thread of the same block; `fence(Acquire)` was a system-scope fence
     /// (`fence.acquire.sys`) on every `__kmpc_dispatch_next` of a thread
-    /// with a loop record.
+    /// with a loop record. The thread id is read anew
+    /// (`arch::thread_id_in_block_reread`): `__kmpc_dispatch_next` runs
+    /// once per chunk, and LLVM hoisted the id out of the user's loop, one
+    /// more register across it (schedules.c l159 34 -> 30 with the warp
+    /// atomics' reads below).
     #[inline(always)]
     pub fn existing_slot(self) -> *mut *mut T {
         arch::fence_block();
         // SAFETY: one element per thread of the block.
-        unsafe { self.array_if_any().add(mapping::thread_id_in_block() as usize) }
+        unsafe { self.array_if_any().add(arch::thread_id_in_block_reread() as usize) }
     }
 
     /// The calling thread's element, the array allocated (zeroed) by

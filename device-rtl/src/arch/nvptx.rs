@@ -99,14 +99,22 @@ pub fn num_threads_in_block() -> u32 {
     unsafe { sreg_ntid_x() as u32 }
 }
 
-/// [`thread_id_in_block`] and [`num_threads_in_block`] read anew: an `asm`
-/// that LLVM may not merge with earlier reads, for code after a parallel
-/// region, which otherwise keeps the ids in registers across the region.
+/// Special registers read anew: an `asm` that LLVM may not merge with
+/// earlier reads nor hoist out of loops, for code that runs after or inside
+/// user code (a region's end, a dispatched loop's next chunk), which
+/// otherwise keeps the values in registers across it.
 #[inline(always)]
 pub fn thread_id_in_block_reread() -> u32 {
     let out: u32;
     // SAFETY: reads a special register.
     unsafe { core::arch::asm!("mov.u32 {0}, %tid.x;", out(reg32) out, options(nomem, nostack, preserves_flags)) };
+    out
+}
+#[inline(always)]
+pub fn lanemask_lt_reread() -> u32 {
+    let out: u32;
+    // SAFETY: reads a special register.
+    unsafe { core::arch::asm!("mov.u32 {0}, %lanemask_lt;", out(reg32) out, options(nomem, nostack, preserves_flags)) };
     out
 }
 #[inline(always)]
@@ -238,9 +246,11 @@ fn broadcast_u32(mask: u32, value: u32, lane: u32) -> u32 {
 pub fn fetch_add_aggregated(counter: &core::sync::atomic::AtomicU64, amount: u64) -> u64 {
     let mask = active_mask();
     let leader = mask.trailing_zeros();
-    let rank = (mask & lanemask_lt()).count_ones();
+    // Lane masks read anew: this runs once per chunk of a dynamic loop, and
+    // values LLVM hoists out of the user's loop stay in registers across it.
+    let rank = (mask & lanemask_lt_reread()).count_ones();
     let mut base = 0u64;
-    if super::lane_id() == leader {
+    if thread_id_in_block_reread() % super::WARP_SIZE == leader {
         base = counter.fetch_add(amount * u64::from(mask.count_ones()), core::sync::atomic::Ordering::Relaxed);
     }
     let lo = broadcast_u32(mask, base as u32, leader);
