@@ -310,8 +310,8 @@ impl<T> PerThread<T> {
     /// with a loop record. The thread id is read anew
     /// (`arch::thread_id_in_block_reread`): `__kmpc_dispatch_next` runs
     /// once per chunk, and LLVM hoisted the id out of the user's loop, one
-    /// more register across it (schedules.c l159 34 -> 30 with the warp
-    /// atomics' reads below).
+    /// more register across it (schedules.c l159 34 -> 30, with the lane
+    /// masks of `arch::fetch_add_aggregated` read anew too).
     #[inline(always)]
     pub fn existing_slot(self) -> *mut *mut T {
         arch::fence_block();
