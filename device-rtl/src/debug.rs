@@ -48,9 +48,7 @@ pub fn assertion(condition: bool, message: &'static [u8]) {
 #[inline(always)]
 pub fn contract(condition: bool, message: &'static [u8]) {
     if !condition {
-        if crate::config::debug_kind().contains(omprt_abi::DeviceDebugKind::ASSERTION) {
-            fatal(message)
-        }
+        assertion(false, message);
         crate::arch::trap_without_message(message)
     }
 }

@@ -47,7 +47,12 @@ pub fn is_spmd_kernel_from_clang() -> bool {
 /// (LLVM 22's host adds that warp for it; ABI-CONTRACT.md 3.2).
 #[inline(always)]
 pub fn main_thread_id_in_generic_mode() -> u32 {
-    (num_threads_in_block() - 1) & !(WARP_SIZE - 1)
+    first_lane_of_last_warp(num_threads_in_block())
+}
+
+#[inline(always)]
+fn first_lane_of_last_warp(block_threads: u32) -> u32 {
+    (block_threads - 1) & !(WARP_SIZE - 1)
 }
 
 #[inline(always)]
@@ -62,7 +67,7 @@ pub fn is_main_thread_in_generic_mode() -> bool {
 /// loops 30 -> 28 registers). The mode is the caller's to check.
 #[inline(always)]
 pub fn is_generic_main_thread_reread() -> bool {
-    arch::thread_id_in_block_reread() == (arch::num_threads_in_block_reread() - 1) & !(WARP_SIZE - 1)
+    arch::thread_id_in_block_reread() == first_lane_of_last_warp(arch::num_threads_in_block_reread())
 }
 
 /// The thread that runs the team's sequential code: thread 0 in SPMD mode,
