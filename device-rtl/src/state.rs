@@ -55,10 +55,14 @@ pub struct TeamState {
     pub icvs: Icvs,
     /// Threads of the current active region; 0 = all that can run one.
     pub parallel_team_size: u32,
+    /// Before the bytes, so that they sit at offsets that are not multiples
+    /// of 8: openmp-opt splits this static into one per field left in use,
+    /// each as aligned as its offset, and an 8-aligned byte cost a kernel up
+    /// to 7 bytes of padding (ordered.c 49 -> 45 bytes).
+    pub _pad: [u8; 2],
     /// `ExecMode` bits of the running kernel.
     pub exec_mode: u8,
     pub may_use_nested_parallelism: u8,
-    pub _pad: [u8; 2],
     pub kernel_env: *const KernelEnvironment,
     /// Only valid when the kernel has a teams reduction (all-ones otherwise).
     pub launch_env: *mut KernelLaunchEnvironment,
@@ -109,9 +113,9 @@ impl TeamSharedCell {
             state: TeamState {
                 icvs: Icvs::INITIAL,
                 parallel_team_size: 0,
+                _pad: [0; 2],
                 exec_mode: 0,
                 may_use_nested_parallelism: 0,
-                _pad: [0; 2],
                 kernel_env: core::ptr::null(),
                 launch_env: core::ptr::null_mut(),
                 parallel_region_fn: core::ptr::null_mut(),

@@ -406,14 +406,22 @@ pub fn team_arg_slots() -> &'static crate::memory::ArgSlots {
     &TEAM_ARG_SLOTS
 }
 
-/// The team's dynamic-loop record: its own static so that only kernels with
-/// such loops pay its shared memory.
+/// The team's dispatched-loop counters and loop: statics of their own, so
+/// that only kernels with such loops pay their shared memory, and only those
+/// with loops that are not `ordered` pay the loop's.
 #[unsafe(link_section = ".omprt.shared")]
-static TEAM_DISPATCH: crate::workshare::dispatch::TeamDispatch = crate::workshare::dispatch::TeamDispatch::new();
+static TEAM_COUNTERS: crate::workshare::dispatch::TeamCounters = crate::workshare::dispatch::TeamCounters::new();
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_LOOP: crate::workshare::dispatch::TeamLoop = crate::workshare::dispatch::TeamLoop::new();
 
 #[inline(always)]
-pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
-    &TEAM_DISPATCH
+pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {
+    &TEAM_COUNTERS
+}
+
+#[inline(always)]
+pub fn team_loop() -> &'static crate::workshare::dispatch::TeamLoop {
+    &TEAM_LOOP
 }
 
 /// The team's doacross block (see `workshare::doacross`).

@@ -107,7 +107,8 @@ struct Block {
     warps: Vec<Warp>,
     team: TeamSharedCell,
     per_thread: crate::state::PerThreadArraysCell,
-    dispatch: crate::workshare::dispatch::TeamDispatch,
+    counters: crate::workshare::dispatch::TeamCounters,
+    team_loop: crate::workshare::dispatch::TeamLoop,
     doacross: crate::workshare::doacross::TeamDoacross,
     stack: crate::memory::SharedStack,
     arg_slots: crate::memory::ArgSlots,
@@ -196,7 +197,8 @@ where
                 warps,
                 team: TeamSharedCell::new(),
                 per_thread: crate::state::PerThreadArraysCell::new(),
-                dispatch: crate::workshare::dispatch::TeamDispatch::new(),
+                counters: crate::workshare::dispatch::TeamCounters::new(),
+                team_loop: crate::workshare::dispatch::TeamLoop::new(),
                 doacross: crate::workshare::doacross::TeamDoacross::new(),
                 stack: crate::memory::SharedStack::new(),
                 arg_slots: crate::memory::ArgSlots::new(),
@@ -490,9 +492,14 @@ pub fn team_per_thread() -> &'static crate::state::PerThreadArraysCell {
     with(|t| unsafe { &*(&t.block.per_thread as *const crate::state::PerThreadArraysCell) })
 }
 
-pub fn team_dispatch() -> &'static crate::workshare::dispatch::TeamDispatch {
+pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {
     // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.dispatch as *const crate::workshare::dispatch::TeamDispatch) })
+    with(|t| unsafe { &*(&t.block.counters as *const crate::workshare::dispatch::TeamCounters) })
+}
+
+pub fn team_loop() -> &'static crate::workshare::dispatch::TeamLoop {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.team_loop as *const crate::workshare::dispatch::TeamLoop) })
 }
 
 pub fn team_doacross() -> &'static crate::workshare::doacross::TeamDoacross {

@@ -8,18 +8,20 @@
 //! division (a call into CUDA's software routine) nor for 64-bit registers.
 //!
 //! Where the state lives:
-//! * A team shares one record in CTA-shared memory
-//!   ([`TeamDispatch`], its own static so that only kernels with such loops
-//!   pay for it): the bounds, and a counter of handed-out iterations that
-//!   threads advance with one atomic per warp (dynamic) or a CAS (guided).
-//!   `init` brackets the record's write with two team barriers, so
-//!   consecutive loops, `nowait` ones included, reuse it safely.
+//! * A team shares, in CTA-shared memory, the counter of handed-out
+//!   iterations ([`TeamCounters`]), which threads advance with one atomic per
+//!   warp (dynamic) or a CAS (guided), and the loop's [`LoopSpec`]
+//!   ([`TeamLoop`]). Each is its own static, so that only kernels with such
+//!   loops pay for it. `init` brackets their writes with two team barriers,
+//!   so consecutive loops, `nowait` ones included, reuse them safely.
 //! * A thread that needs progress of its own pushes a [`Private`] record on
 //!   the heap, popped by `__kmpc_dispatch_deinit`: static schedules (fixed
 //!   chunks per thread), `ordered` (the current iteration), and a team of
 //!   one whose neighbours in the block may run unrelated loops (nested
 //!   regions, or the sequential part of an SPMD kernel, where every thread
-//!   is a team of one).
+//!   is a team of one). The record keeps its own [`LoopSpec`], so an
+//!   `ordered` loop leaves [`TeamLoop`] alone: in a program whose dispatched
+//!   loops are all `ordered`, it is never written and takes no shared memory.
 #![allow(unsafe_code)]
 
 use super::iv::{Count, Distance, LoopIv};
@@ -202,14 +204,13 @@ impl StaticCursor {
     }
 }
 
-/// What the team shares: written by thread 0 between two team barriers
-/// (whether the loop is `ordered` each thread keeps in its own record).
-/// Flat, so that the small fields share one word: as a `Bounds`, a `Plan`
-/// and the shift, each kept its own padding (56 bytes instead of 40). A
-/// static that several kernels use is charged to every kernel of the module,
-/// also to those without dispatched loops.
+/// How a dispatched loop is handed out: its bounds, its plan and the team's
+/// [`guided_shift`]. Flat, so that the small fields share one word: as a
+/// `Bounds`, a `Plan` and the shift, each kept its own padding (56 bytes
+/// instead of 40). A static that several kernels use is charged to every
+/// kernel of the module, also to those without dispatched loops.
 #[derive(Clone, Copy)]
-struct TeamLoop {
+struct LoopSpec {
     lb: u64,
     st: i64,
     last: u64,
@@ -220,9 +221,9 @@ struct TeamLoop {
     guided_shift: u8,
 }
 
-impl TeamLoop {
+impl LoopSpec {
     const fn new(bounds: Bounds, plan: Plan, guided_shift: u32) -> Self {
-        TeamLoop {
+        LoopSpec {
             lb: bounds.lb,
             st: bounds.st,
             last: bounds.last,
@@ -238,46 +239,53 @@ impl TeamLoop {
     }
 }
 
-/// The team's record (see the module docs).
+/// The [`LoopSpec`] of a team's loop that no thread keeps a record of:
+/// written by thread 0 between the two team barriers of `init`.
+pub struct TeamLoop(UnsafeCell<LoopSpec>);
+
+// SAFETY: the write-then-barrier discipline of `state`.
+unsafe impl Sync for TeamLoop {}
+
+impl TeamLoop {
+    pub const fn new() -> Self {
+        let empty = Bounds { lb: 0, st: 1, last: 0, empty: true };
+        TeamLoop(UnsafeCell::new(LoopSpec::new(empty, Plan { kind: Kind::Dynamic, chunk: 1, ordered: false }, 1)))
+    }
+
+    fn read(&self) -> &LoopSpec {
+        // SAFETY: written only between the barriers of `init`.
+        unsafe { &*self.0.get() }
+    }
+}
+
+impl Default for TeamLoop {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The team's progress through its dispatched loop (see the module docs).
 #[repr(C)]
-pub struct TeamDispatch {
-    lp: UnsafeCell<TeamLoop>,
+pub struct TeamCounters {
     /// Next iteration to hand out.
     next: AtomicU64,
     /// `ordered`: the iteration whose ordered region may run now.
     ordered_next: AtomicU64,
 }
 
-// SAFETY: `lp` follows the write-then-barrier discipline of `state`; the
-// counters are atomics.
-unsafe impl Sync for TeamDispatch {}
-
-impl TeamDispatch {
+impl TeamCounters {
     pub const fn new() -> Self {
-        TeamDispatch {
-            lp: UnsafeCell::new(TeamLoop::new(
-                Bounds { lb: 0, st: 1, last: 0, empty: true },
-                Plan { kind: Kind::Dynamic, chunk: 1, ordered: false },
-                1,
-            )),
-            next: AtomicU64::new(0),
-            ordered_next: AtomicU64::new(0),
-        }
-    }
-
-    fn read(&self) -> &TeamLoop {
-        // SAFETY: written only between the barriers of `init`.
-        unsafe { &*self.lp.get() }
+        TeamCounters { next: AtomicU64::new(0), ordered_next: AtomicU64::new(0) }
     }
 
     out_of_line_at_o0! {
-    /// Hands out the next chunk of a team's guided loop (of a dynamic one:
-    /// [`Self::grab_dynamic`]). The counter stays 64-bit: it runs past `last`
-    /// by up to a chunk per thread, which would wrap a 32-bit one near the
-    /// top of the range. Apart at -O0: with the CAS loop, `next_guided` needed
-    /// 59 registers under ptxas -O0, more than LLVM 19's distribute kernels (54).
-    fn grab_guided<D: Count>(&self) -> Option<(u64, u64)> {
-        let lp = self.read();
+    /// Hands out the next chunk of the team's guided loop `lp` (of a dynamic
+    /// one: [`Self::grab_dynamic`]). The counter stays 64-bit: it runs past
+    /// `last` by up to a chunk per thread, which would wrap a 32-bit one near
+    /// the top of the range. Apart at -O0: with the CAS loop, `next_guided`
+    /// needed 59 registers under ptxas -O0, more than LLVM 19's distribute
+    /// kernels (54).
+    fn grab_guided<D: Count>(&self, lp: &LoopSpec) -> Option<(u64, u64)> {
         if lp.empty {
             return None;
         }
@@ -297,9 +305,8 @@ impl TeamDispatch {
     }
     }
 
-    /// Hands out the next chunk of a team's dynamic loop.
-    fn grab_dynamic<D: Count>(&self) -> Option<(u64, u64)> {
-        let lp = self.read();
+    /// Hands out the next chunk of the team's dynamic loop `lp`.
+    fn grab_dynamic<D: Count>(&self, lp: &LoopSpec) -> Option<(u64, u64)> {
         if lp.empty {
             return None;
         }
@@ -312,7 +319,7 @@ impl TeamDispatch {
     }
 }
 
-impl Default for TeamDispatch {
+impl Default for TeamCounters {
     fn default() -> Self {
         Self::new()
     }
@@ -320,9 +327,11 @@ impl Default for TeamDispatch {
 
 /// A thread's own view of a dispatched loop.
 struct Private {
-    bounds: Bounds,
-    plan: Plan,
-    /// Whether chunks and the ordered turn come from the team record.
+    /// The loop. An `ordered` dynamic or guided loop cuts its chunks by this
+    /// copy, so that [`TeamLoop`] is left to loops without records.
+    spec: LoopSpec,
+    ordered: bool,
+    /// Whether chunks and the ordered turn come from the team's counters.
     in_team: bool,
     /// Static schedules: this thread's next chunk.
     cursor_static: StaticCursor,
@@ -370,7 +379,7 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     // Each path ends in one call, so that at -O0 nothing is live across it.
     if !plan.needs_private(in_team) {
         if team_loop {
-            publish_team_loop(&bounds, &plan, threads);
+            publish_team_loop(Some((&bounds, &plan)), threads);
         }
         return;
     }
@@ -381,16 +390,19 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
 }
 
 out_of_line_at_o0! {
-/// Thread 0 writes the team's record between two team barriers.
-fn publish_team_loop(bounds: &Bounds, plan: &Plan, threads: u32) {
-    let team = arch::team_dispatch();
+/// Thread 0 resets the team's counters and writes the team's loop, if given,
+/// between two team barriers.
+fn publish_team_loop(spec: Option<(&Bounds, &Plan)>, threads: u32) {
+    let counters = arch::team_counters();
     sync::team_barrier();
     if mapping::omp_thread_num() == 0 {
-        // SAFETY: the barriers order this write before and after every
-        // other thread's use of the record.
-        unsafe { *team.lp.get() = TeamLoop::new(*bounds, *plan, guided_shift(threads)) };
-        team.next.store(0, Ordering::Relaxed);
-        team.ordered_next.store(0, Ordering::Relaxed);
+        if let Some((bounds, plan)) = spec {
+            // SAFETY: the barriers order this write before and after every
+            // other thread's use of the record.
+            unsafe { *arch::team_loop().0.get() = LoopSpec::new(*bounds, *plan, guided_shift(threads)) };
+        }
+        counters.next.store(0, Ordering::Relaxed);
+        counters.ordered_next.store(0, Ordering::Relaxed);
     }
     sync::team_barrier();
 }
@@ -398,7 +410,7 @@ fn publish_team_loop(bounds: &Bounds, plan: &Plan, threads: u32) {
 
 out_of_line_at_o0! {
 /// Pushes the caller's [`Private`] record of a loop at `level`, then, for a
-/// loop the team shares (`ordered`), publishes the team's record from it.
+/// loop the team shares (`ordered`), resets the team's counters.
 fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: u32, level: u32, team_loop: bool) {
     let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
     let slot = state::LOOP_RECORDS.my_slot();
@@ -407,10 +419,10 @@ fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: 
     let (id, count) = if in_team { (mapping::omp_thread_num(), threads.max(1)) } else { (0, 1) };
     let cursor_static = StaticCursor::new::<D>(&plan, D::from_u64(bounds.last), id, count);
     // SAFETY: a fresh allocation, and this thread's own slot.
-    let record = unsafe {
+    unsafe {
         record.write(Private {
-            bounds: *bounds,
-            plan,
+            spec: LoopSpec::new(*bounds, plan, guided_shift(count)),
+            ordered: plan.ordered,
             in_team,
             cursor_static,
             cursor: 0,
@@ -418,10 +430,9 @@ fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: 
             previous: (*slot).cast(),
         });
         *slot = record.cast();
-        &*record
-    };
+    }
     if team_loop {
-        publish_team_loop(&record.bounds, &record.plan, threads);
+        publish_team_loop(None, threads);
     }
 }
 }
@@ -429,71 +440,85 @@ fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: 
 /// `__kmpc_dispatch_next_*`: 1 and the caller's next chunk, or 0 when done.
 pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     // SAFETY: this thread's own record, if any.
-    let mut private = unsafe { private_top().as_mut() };
-    if let Some(p) = &mut private
-        && !matches!(p.plan.kind, Kind::Dynamic | Kind::Guided)
-    {
-        return next_static(p, plast, plb, pub_, pst);
-    }
-    // The team's loop; a private record of a dynamic kind (an `ordered`
-    // loop) describes the same one.
-    if arch::team_dispatch().read().kind == Kind::Guided {
-        next_guided(private, plast, plb, pub_, pst)
-    } else {
-        next_dynamic(private, plast, plb, pub_, pst)
+    match unsafe { private_top().as_mut() } {
+        // The team's loop is read at its own address: through a pointer that
+        // could also be a record's, its static stayed in programs that never
+        // write it (ordered.c), and the dynamic kernels took 2 more registers.
+        None => {
+            let spec = arch::team_loop().read();
+            if spec.kind == Kind::Guided {
+                next_guided(spec, plast, plb, pub_, pst)
+            } else {
+                next_dynamic(spec, plast, plb, pub_, pst)
+            }
+        }
+        // An `ordered` loop: chunks from the team's counters, the record's
+        // copy of the loop, and the record follows the current iteration.
+        Some(p) if matches!(p.spec.kind, Kind::Dynamic | Kind::Guided) => next_ordered(p, plast, plb, pub_, pst),
+        Some(p) => next_static(p, plast, plb, pub_, pst),
     }
 }
 
 out_of_line_at_o0! {
+/// The next chunk of an `ordered` dynamic or guided loop: from the team's
+/// counters and the record's copy of the loop; the record follows the
+/// current iteration. Not a cursor argument of `next_guided` and
+/// `next_dynamic`: with it, they needed 59 registers under ptxas -O0.
+fn next_ordered<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    let counters = arch::team_counters();
+    let grabbed = if p.spec.kind == Kind::Guided {
+        counters.grab_guided::<T::Unsigned>(&p.spec)
+    } else {
+        counters.grab_dynamic::<T::Unsigned>(&p.spec)
+    };
+    let Some((a, b)) = grabbed else { return 0 };
+    p.cursor = a;
+    emit_team(&p.spec, a, b, plast, plb, pub_, pst)
+}
+}
+
+out_of_line_at_o0! {
 /// The next chunk of the team's guided loop.
-fn next_guided<T: LoopIv>(private: Option<&mut Private>, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let team = arch::team_dispatch();
-    let Some((a, b)) = team.grab_guided::<T::Unsigned>() else { return 0 };
-    emit_team(team, private, a, b, plast, plb, pub_, pst)
+fn next_guided<T: LoopIv>(spec: &LoopSpec, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    let Some((a, b)) = arch::team_counters().grab_guided::<T::Unsigned>(spec) else { return 0 };
+    emit_team(spec, a, b, plast, plb, pub_, pst)
 }
 }
 
 out_of_line_at_o0! {
 /// The next chunk of the team's dynamic loop.
-fn next_dynamic<T: LoopIv>(private: Option<&mut Private>, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let team = arch::team_dispatch();
-    let Some((a, b)) = team.grab_dynamic::<T::Unsigned>() else { return 0 };
-    emit_team(team, private, a, b, plast, plb, pub_, pst)
+fn next_dynamic<T: LoopIv>(spec: &LoopSpec, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    let Some((a, b)) = arch::team_counters().grab_dynamic::<T::Unsigned>(spec) else { return 0 };
+    emit_team(spec, a, b, plast, plb, pub_, pst)
 }
 }
 
 out_of_line_at_o0! {
-/// [`emit`] of a chunk of the team's loop, which an `ordered` thread's record
-/// follows.
+/// [`emit`] of a chunk of the team's loop. Seven arguments: with an eighth,
+/// it needed 60 registers under ptxas -O0, more than LLVM 19's kernels.
 #[allow(clippy::too_many_arguments, reason = "clang's four variables")]
-fn emit_team<T: LoopIv>(
-    team: &TeamDispatch, private: Option<&mut Private>, a: u64, b: u64, plast: &mut i32, plb: &mut T, pub_: &mut T,
-    pst: &mut T::Signed,
-) -> i32 {
-    let bounds = team.read().bounds();
-    if let Some(p) = private {
-        p.cursor = a;
-    }
-    emit(&bounds, a, b, b == bounds.last, plast, plb, pub_, pst)
+fn emit_team<T: LoopIv>(spec: &LoopSpec, a: u64, b: u64, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    emit(spec, a, b, b == spec.last, plast, plb, pub_, pst)
 }
 }
 
 out_of_line_at_o0! {
 /// The next chunk of a static schedule from the thread's own record.
 fn next_static<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    if p.bounds.empty {
+    if p.spec.empty {
         return 0;
     }
-    let Some((a, b, last)) = p.cursor_static.take(<T::Unsigned>::from_u64(p.bounds.last)) else { return 0 };
+    let Some((a, b, last)) = p.cursor_static.take(<T::Unsigned>::from_u64(p.spec.last)) else { return 0 };
     p.cursor = a;
-    emit(&p.bounds, a, b, last, plast, plb, pub_, pst)
+    emit(&p.spec, a, b, last, plast, plb, pub_, pst)
 }
 }
 
-/// Writes the chunk `[a, b]` of `bounds` to clang's variables; returns 1.
+/// Writes the chunk `[a, b]` of `spec` to clang's variables; returns 1.
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "clang's four variables")]
-fn emit<T: LoopIv>(bounds: &Bounds, a: u64, b: u64, last: bool, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+fn emit<T: LoopIv>(spec: &LoopSpec, a: u64, b: u64, last: bool, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    let bounds = spec.bounds();
     *plb = bounds.value(a);
     *pub_ = bounds.value(b);
     *pst = T::signed_from_i64(bounds.st);
@@ -502,7 +527,7 @@ fn emit<T: LoopIv>(bounds: &Bounds, a: u64, b: u64, last: bool, plast: &mut i32,
 }
 
 /// Waits until the team's ordered turn reaches `iteration`.
-fn wait_turn(team: &TeamDispatch, iteration: u64) {
+fn wait_turn(team: &TeamCounters, iteration: u64) {
     while team.ordered_next.load(Ordering::Acquire) != iteration {
         arch::spin_pause();
     }
@@ -513,10 +538,10 @@ pub fn ordered() {
     let private = private_top();
     // SAFETY: this thread's own record.
     if let Some(p) = unsafe { private.as_ref() }
-        && p.plan.ordered
+        && p.ordered
         && p.in_team
     {
-        wait_turn(arch::team_dispatch(), p.cursor);
+        wait_turn(arch::team_counters(), p.cursor);
     }
     arch::fence_device();
 }
@@ -532,11 +557,11 @@ pub fn fini() {
     let private = private_top();
     // SAFETY: this thread's own record.
     let Some(p) = (unsafe { private.as_mut() }) else { return };
-    if !p.plan.ordered {
+    if !p.ordered {
         return;
     }
     if p.in_team {
-        let team = arch::team_dispatch();
+        let team = arch::team_counters();
         wait_turn(team, p.cursor);
         team.ordered_next.store(p.cursor + 1, Ordering::Release);
     }
