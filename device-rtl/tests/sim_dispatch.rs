@@ -26,6 +26,7 @@ const STATIC_CHUNK: i32 = 33;
 const STATIC: i32 = 34;
 const ORDERED_STATIC: i32 = 66;
 const ORDERED_DYNAMIC: i32 = 67;
+const ORDERED_GUIDED: i32 = 68;
 const NONMONOTONIC: i32 = 1 << 30;
 
 /// One induction-variable type and its dispatch entry points.
@@ -265,10 +266,39 @@ fn consecutive_nowait_loops_reuse_the_team_record() {
 
 #[test]
 fn ordered_regions_run_in_iteration_order() {
-    for (sched, chunk, threads) in [(ORDERED_DYNAMIC, 1, 64), (ORDERED_DYNAMIC, 3, 45), (ORDERED_STATIC, 0, 33), (ORDERED_STATIC, 0, 1)] {
+    for (sched, chunk, threads) in [
+        (ORDERED_DYNAMIC, 1, 64),
+        (ORDERED_DYNAMIC, 3, 45),
+        (ORDERED_GUIDED, 1, 64),
+        (ORDERED_GUIDED, 4, 33),
+        (ORDERED_STATIC, 0, 33),
+        (ORDERED_STATIC, 0, 1),
+    ] {
         check_one::<i32>(ExecMode::SPMD, 1, threads, Loop { lb: 0, ub: 150, st: 1, sched, chunk }, true);
     }
     check_one::<u64>(ExecMode::GENERIC, 1, 64, Loop { lb: 5, ub: 400, st: 3, sched: ORDERED_DYNAMIC, chunk: 2 }, true);
+    check_one::<i64>(ExecMode::GENERIC, 1, 64, Loop { lb: 400, ub: -20, st: -3, sched: ORDERED_GUIDED, chunk: 1 }, true);
+}
+
+/// An `ordered` dynamic or guided loop cuts its chunks by its threads' own
+/// records and leaves the team's loop record alone; the plain loops around
+/// it must still find theirs, and it must not read a plain loop's.
+#[test]
+fn ordered_and_plain_loops_back_to_back_each_use_their_own_bounds() {
+    let scheds = [ORDERED_GUIDED, DYNAMIC, ORDERED_DYNAMIC, GUIDED, ORDERED_GUIDED, ORDERED_DYNAMIC, DYNAMIC];
+    let loops: Vec<Loop> = (0..scheds.len() as i128)
+        .map(|k| Loop { lb: k * 11 - 30, ub: 120 + k * 29, st: 1 + k % 3, sched: scheds[k as usize], chunk: k % 3 })
+        .collect();
+    for mode in [ExecMode::SPMD, ExecMode::GENERIC] {
+        let tallies: Vec<Tally> = loops.iter().map(|lp| Tally::new(lp.trip())).collect();
+        let pairs: Vec<(Loop, &Tally)> = loops.iter().copied().zip(tallies.iter()).collect();
+        // Every body calls `__kmpc_ordered` and `__kmpc_dispatch_fini`, as
+        // clang's do in `ordered` loops; for the plain loops they do nothing.
+        run_parallel::<i32>(mode, 1, 40, -1, &pairs, true);
+        for (lp, t) in loops.iter().zip(&tallies) {
+            t.check(&format!("{lp:?} ({mode:?})"), lp.sched > 64);
+        }
+    }
 }
 
 /// Ordered loops back to back (no barrier between them): each publishes the
