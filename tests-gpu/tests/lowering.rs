@@ -260,7 +260,7 @@ fn spmd_kernel_in_a_mixed_file_makes_no_call() {
 
 /// An `ordered` loop keeps its bounds in each thread's record, so a program
 /// whose dispatched loops are all `ordered` never writes the team's loop
-/// record and openmp-opt drops that static: 40 bytes of every kernel's shared
+/// record and the optimiser drops that static: 40 bytes of every kernel's shared
 /// memory (ordered.c 89 -> 49 bytes; LLVM 19: 60; 2026-11-24). schedules.c,
 /// with plain dynamic loops, must keep it, or the check proves nothing.
 #[test]
