@@ -56,9 +56,9 @@ pub struct TeamState {
     /// Threads of the current active region; 0 = all that can run one.
     pub parallel_team_size: u32,
     /// Before the bytes, so that they sit at offsets that are not multiples
-    /// of 8: openmp-opt splits this static into one per field left in use,
-    /// each as aligned as its offset, and an 8-aligned byte cost a kernel up
-    /// to 7 bytes of padding (ordered.c 49 -> 45 bytes).
+    /// of 8: LLVM's GlobalOpt splits this static into one per field left in
+    /// use, each as aligned as its offset, and an 8-aligned byte cost a
+    /// kernel up to 7 bytes of padding (ordered.c 49 -> 45 bytes).
     pub _pad: [u8; 2],
     /// `ExecMode` bits of the running kernel.
     pub exec_mode: u8,

@@ -207,8 +207,7 @@ impl StaticCursor {
 /// How a dispatched loop is handed out: its bounds, its plan and the team's
 /// [`guided_shift`]. Flat, so that the small fields share one word: as a
 /// `Bounds`, a `Plan` and the shift, each kept its own padding (56 bytes
-/// instead of 40). A static that several kernels use is charged to every
-/// kernel of the module, also to those without dispatched loops.
+/// instead of 40).
 #[derive(Clone, Copy)]
 struct LoopSpec {
     lb: u64,
@@ -240,7 +239,9 @@ impl LoopSpec {
 }
 
 /// The [`LoopSpec`] of a team's loop that no thread keeps a record of:
-/// written by thread 0 between the two team barriers of `init`.
+/// written by thread 0 between the two team barriers of `init`. Its size
+/// counts: a static that several kernels use is charged to every kernel of
+/// the module, also to those without dispatched loops.
 pub struct TeamLoop(UnsafeCell<LoopSpec>);
 
 // SAFETY: the write-then-barrier discipline of `state`.
