@@ -31,6 +31,12 @@ macro_rules! out_of_line_at_o0 {
         #[cfg_attr(target_arch = "nvptx64", inline(never), unsafe(link_section = ".omprt.inline_when_optimizing"))]
         $vis fn $($rest)*
     };
+    ($(#[$meta:meta])* $vis:vis unsafe fn $($rest:tt)*) => {
+        $(#[$meta])*
+        #[allow(unsafe_code, reason = "the section only marks the function for the IR rewrite")]
+        #[cfg_attr(target_arch = "nvptx64", inline(never), unsafe(link_section = ".omprt.inline_when_optimizing"))]
+        $vis unsafe fn $($rest)*
+    };
 }
 
 pub mod arch;

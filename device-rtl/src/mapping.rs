@@ -4,7 +4,8 @@
 //! The mode is read from the team state, not through a call of the exported
 //! `__kmpc_is_spmd_exec_mode`: openmp-opt folds such calls per kernel, but in a
 //! TU with kernels of both modes it left a call behind without a definition,
-//! and nvlink failed on `state_machines.c` at -O2.
+//! and nvlink failed on `state_machines.c` at -O2. (`__kmpc_target_deinit`
+//! calls it once, in a branch only generic kernels take; that folds.)
 
 use crate::arch::{self, WARP_SIZE};
 use crate::state;

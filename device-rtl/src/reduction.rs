@@ -20,7 +20,7 @@
 //!   advance.
 #![allow(unsafe_code)]
 
-use crate::{arch, mapping, state};
+use crate::{arch, mapping, state, sync};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU32, Ordering};
 use omprt_abi::reduction::{InterWarpCopyFn, ListGlobalFn, ShuffleReduceFn};
@@ -114,13 +114,17 @@ pub unsafe fn teams_reduce(
     // variable of a kernel it SPMDized into one shared-memory copy
     // (HeapToShared), so there every thread's reduce list names the same
     // variables and only the master may write them.
+    //
+    // The barrier itself tells the team (`bar.red.or`, as CUDA's
+    // `__syncthreads_or`). Through a shared-memory word written by the master
+    // before a barrier, openmp-opt once handed the other threads their own
+    // `false` instead of the master's value (seen in reductions.c's -O2 PTX
+    // once `arrive` was a function of its own in the runtime's bitcode): they
+    // skipped the fold, leaving the master alone in the block barriers of
+    // clang's copy callback.
     let team_fold = mapping::is_spmd_kernel_from_clang();
     if team_fold {
-        if master {
-            state::update_team(|t| t.teams_reduce_last = u32::from(last));
-        }
-        arch::sync_threads_aligned();
-        last = state::team(|t| t.teams_reduce_last) != 0;
+        last = arch::sync_threads_or(sync::BARRIER_BLOCK, last);
     }
     if !last {
         return 0;
@@ -160,6 +164,7 @@ pub unsafe fn teams_reduce(
     i32::from(master)
 }
 
+out_of_line_at_o0! {
 /// The master's part: waits for its window, puts the team's value into its
 /// record, and counts itself in. Returns whether this team arrived last (and
 /// then resets the counters for the next launch).
@@ -207,6 +212,7 @@ unsafe fn arrive(
         window.fetch_add(records, Ordering::AcqRel);
     }
     false
+}
 }
 
 /// `__kmpc_reduction_get_fixed_buffer`: the launch environment's buffer.

@@ -74,8 +74,6 @@ pub struct TeamState {
     pub stack_top: u32,
     /// The block `memory` hands to every thread of an SPMD team.
     pub team_block: *mut c_void,
-    /// Teams reduction: the master tells its team that it arrived last.
-    pub teams_reduce_last: u32,
 }
 
 /// The team state in CTA-shared memory. Its size is the runtime's static
@@ -122,7 +120,6 @@ impl TeamSharedCell {
                 shared_args: core::ptr::null_mut(),
                 stack_top: 0,
                 team_block: core::ptr::null_mut(),
-                teams_reduce_last: 0,
             },
         }))
     }

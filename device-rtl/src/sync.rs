@@ -1,6 +1,7 @@
 //! Barriers, critical sections and locks.
 //!
 //! Barrier ids: 0 is the aligned block barrier (SPMD regions, kernel init),
+//! and the block's `barrier.red.or` (the teams reduction's verdict),
 //! 8 the unaligned all-threads barrier of the generic-mode worker protocol,
 //! 1 the counted barrier of a generic-mode parallel team (its size is a
 //! multiple of the warp size, as `barrier.sync` requires), 2 the
@@ -18,6 +19,8 @@ use core::sync::atomic::{AtomicU32, Ordering};
 const BARRIER_ALL: u32 = 8;
 const BARRIER_TEAM: u32 = 1;
 pub const BARRIER_PARTIAL_SPMD_TEAM: u32 = 2;
+/// Every thread of the block.
+pub const BARRIER_BLOCK: u32 = 0;
 
 /// All threads of the block, converged (SPMD regions, kernel init).
 #[inline(always)]

@@ -293,7 +293,8 @@ pub fn lanemask_lt() -> u32 {
 pub fn sync_threads_aligned() {
     with(|t| t.block.barrier.wait(&t.grid.poisoned))
 }
-/// One barrier id is simulated for this: the runtime uses one.
+/// One barrier is simulated for every id: the runtime's two uses (a partial
+/// SPMD team's region, the teams reduction's verdict) never overlap.
 pub fn sync_threads_or(_id: u32, pred: bool) -> bool {
     with(|t| t.block.or_barrier.wait_or(&t.grid.poisoned, pred))
 }
