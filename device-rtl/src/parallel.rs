@@ -77,9 +77,17 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
 /// either mode) traps; the message needs `-fopenmp-target-debug`, since a
 /// `printf` where the mode does not fold costs SPMD kernels a call
 /// (`debug::contract`).
+///
+/// The mode comes from `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per
+/// kernel: a kernel it SPMDized then loses the generic-mode path too, where
+/// the team state's mode does not fold (in a file with kernels of other
+/// modes). -O2 registers 2223 -> 2205 over the corpus (reductions.c l28
+/// 21 -> 16, schedules.c l180 38 -> 34). Only here and in the kernel end:
+/// the same call in functions that stay out of line (`__kmpc_barrier`) is a
+/// real call in every kernel (2205 -> 2263).
 #[inline(always)]
 fn in_spmd_kernel(wrapper: *mut c_void) -> bool {
-    let spmd = mapping::is_spmd_mode();
+    let spmd = crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0;
     if wrapper.is_null() {
         debug::contract(spmd, debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
         return true;
