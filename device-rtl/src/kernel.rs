@@ -101,14 +101,9 @@ pub fn target_deinit() {
         state::release_thread_states();
         state::update_team(|t| t.parallel_region_fn = core::ptr::null_mut());
         arch::fence_block();
-    } else if crate::exports::kernel::__kmpc_is_spmd_exec_mode() == 0 {
+    } else {
         // A thread of a compiler-built state machine: the null function
-        // published by the main thread ends its loop. The read keeps that
-        // store alive while openmp-opt builds the state machine. The mode is
-        // asked again through the call openmp-opt folds per kernel: where
-        // every kernel ends up SPMD, this branch and with it the last read of
-        // the region function go, and so do the wrappers and argument slots
-        // (dyn_shared.c l30: 224 -> 176 bytes of shared memory).
+        // published by the main thread ends its loop.
         let mut work = core::ptr::null_mut();
         parallel::kernel_parallel(&mut work);
     }

@@ -81,10 +81,12 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
 /// The mode comes from `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per
 /// kernel: a kernel it SPMDized then loses the generic-mode path too, where
 /// the team state's mode does not fold (in a file with kernels of other
-/// modes). -O2 registers 2223 -> 2205 over the corpus (reductions.c l28
-/// 21 -> 16, schedules.c l180 38 -> 34). Only here and in the kernel end:
-/// the same call in functions that stay out of line (`__kmpc_barrier`) is a
-/// real call in every kernel (2205 -> 2263).
+/// modes), and with it every stored wrapper and the argument slots, so the
+/// variables clang globalizes for the region can be forwarded (dyn_shared.c
+/// l30: 224 -> 176 bytes of shared memory, LLVM 19: 176). -O2 registers
+/// 2223 -> 2205 over the corpus (reductions.c l28 21 -> 16, schedules.c
+/// l180 38 -> 34). Only here: the same call in functions that stay out of
+/// line (`__kmpc_barrier`) is a real call in every kernel (2205 -> 2263).
 #[inline(always)]
 fn in_spmd_kernel(wrapper: *mut c_void) -> bool {
     let spmd = crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0;
@@ -197,7 +199,7 @@ unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut
     }
     let shared = memory::begin_sharing_variables(nargs as u64);
     // SAFETY: `args` holds `nargs` pointers and `shared` room for as many.
-    unsafe { share_variables(args, shared, nargs as usize) };
+    unsafe { core::ptr::copy_nonoverlapping(args, shared, nargs as usize) };
     let all = n == mapping::max_team_threads();
     state::update_team(|t| {
         t.parallel_team_size = if all { 0 } else { n };
@@ -215,30 +217,6 @@ unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut
     });
     memory::end_sharing_variables_of(nargs as u64);
     true
-}
-
-/// Copies the captured variables' addresses into the team's buffer. With
-/// clang's constant `nargs` and the inline slots this folds to one store per
-/// variable, which openmp-opt follows to the region's loads; it cannot follow
-/// a `memcpy` (what a plain copy loop becomes), and then keeps every variable
-/// that SPMDization guards in shared memory (dyn_shared.c l30 224 -> 176 bytes).
-///
-/// # Safety
-/// `args` holds `nargs` pointers and `shared` has room for as many.
-#[inline(always)]
-unsafe fn share_variables(args: *const *mut c_void, shared: *mut *mut c_void, nargs: usize) {
-    if nargs <= state::SHARED_ARG_SLOTS {
-        // A conditional store per slot: no copy idiom, and unrolled.
-        for i in 0..state::SHARED_ARG_SLOTS {
-            if i < nargs {
-                // SAFETY: `i < nargs`, within both buffers.
-                unsafe { *shared.add(i) = *args.add(i) };
-            }
-        }
-    } else {
-        // SAFETY: as the caller promises.
-        unsafe { core::ptr::copy_nonoverlapping(args, shared, nargs) };
-    }
 }
 
 /// `__kmpc_kernel_parallel`: the region a worker runs next, and whether it is

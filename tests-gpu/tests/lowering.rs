@@ -284,12 +284,12 @@ fn ordered_loops_leave_the_team_loop_record_out() {
 /// In a program whose kernels all run SPMD (dyn_shared.c: openmp-opt
 /// SPMDizes both generic ones), nothing waits for a generic-mode region, so
 /// the optimiser must drop every generic-mode wrapper, and with them the
-/// argument slots. Two things held them: the worker branch of
-/// `__kmpc_target_deinit` read the region function whatever the mode
-/// (`__kmpc_is_spmd_exec_mode`, which openmp-opt folds per kernel, now
-/// guards it), and a `memcpy` into the slots, which openmp-opt cannot follow
-/// to the region's loads. With both, the variables clang globalizes stayed in
-/// shared memory: l30 224 bytes, now 176 (LLVM 19: 176; 2026-11-24).
+/// argument slots. The region entry's generic-mode path held them, which
+/// stayed while the entry read the mode from the team state (it does not fold
+/// in a file with kernels of several modes); it now asks
+/// `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per kernel. With the
+/// slots gone, openmp-opt forwards the variables clang globalizes for the
+/// region: l30's shared memory 224 -> 176 bytes (LLVM 19: 176; 2026-11-24).
 /// state_machines.c, with a kernel that stays generic, must keep its wrapper,
 /// or the check proves nothing.
 #[test]
