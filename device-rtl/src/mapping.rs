@@ -7,9 +7,9 @@
 //! and nvlink failed on `state_machines.c` at -O2. One place calls it, the
 //! region entry's choice of path (`parallel::in_spmd_kernel`), inlined into
 //! kernels, where it folds. In a function reached from kernels of both modes
-//! the call stays, and links
-//! (checked on 2026-11-24 with a `declare target` function holding a
-//! parallel region, called from a generic and an SPMD kernel, -O0 to -O3).
+//! the call stays, and links (checked on 2026-11-24 with a `declare target`
+//! function holding a parallel region, called from a generic and an SPMD
+//! kernel, -O0 to -O3).
 
 use crate::arch::{self, WARP_SIZE};
 use crate::state;
