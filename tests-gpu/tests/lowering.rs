@@ -64,8 +64,7 @@ fn config_globals_fold_to_the_values_clang_emits() {
     // A TU compiled with -fopenmp-assume-no-thread-state carries
     // `__omp_rtl_assume_no_thread_state = weak_odr hidden constant i32 1`;
     // linked with the runtime, the user's definition must win.
-    let dir = std::env::temp_dir().join(format!("omprt-fold-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("fold");
     let user = dir.join("user.ll");
     std::fs::write(
         &user,
@@ -99,8 +98,7 @@ fn config_globals_fold_to_the_values_clang_emits() {
 /// an H100. Keep every runtime function's frame small.
 #[test]
 fn runtime_stack_frames_stay_small() {
-    let dir = std::env::temp_dir().join(format!("omprt-frames-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("frames");
     let ptx = dir.join("rt.ptx");
     tools::run(
         std::process::Command::new(tools::llvm_tool("llc").unwrap())
@@ -141,8 +139,7 @@ fn program_costs(
     program: &str,
     opt: &str,
 ) -> (std::path::PathBuf, std::path::PathBuf, std::collections::BTreeMap<String, xtask::static_cost::Cost>) {
-    let dir = std::env::temp_dir().join(format!("omprt-cost-{program}{opt}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir(&format!("cost-{program}{opt}"));
     let src = xtask::repo_root().join(format!("tests-gpu/programs/{program}.c"));
     let exe = corpus::build_executable(&src, opt, &dir).unwrap_or_else(|e| panic!("{e}"));
     let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
@@ -167,6 +164,19 @@ fn device_ptx(src: &std::path::Path, dir: &std::path::Path) -> (std::path::PathB
     let ptx = dir.join(format!("{name}-openmp-nvptx64-nvidia-cuda-{}.s", corpus::LINK_ARCH));
     let text = std::fs::read_to_string(&ptx).unwrap_or_else(|e| panic!("{}: {e}", ptx.display()));
     (ptx, text)
+}
+
+/// `device_ptx` of a corpus program (`schedules.c`).
+fn corpus_ptx(program: &str, dir: &std::path::Path) -> (std::path::PathBuf, String) {
+    device_ptx(&xtask::repo_root().join("tests-gpu/programs").join(program), dir)
+}
+
+/// A fresh folder for one test's files, named by `tag` and the process; the
+/// test removes it when it passes.
+fn scratch_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("omprt-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 /// The SPMD workhorse (`target teams distribute parallel for`, saxpy.c) keeps
@@ -219,11 +229,9 @@ fn static_schedule_over_a_small_constant_trip_count_stays_cheap() {
 /// teams.c 24 -> 14, measured 2026-11-23).
 #[test]
 fn calls_openmp_opt_adds_are_inlined() {
-    let dir = std::env::temp_dir().join(format!("omprt-keep-linked-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("keep-linked");
     for program in ["dyn_shared", "teams", "state_machines"] {
-        let src = xtask::repo_root().join(format!("tests-gpu/programs/{program}.c"));
-        let (ptx, text) = device_ptx(&src, &dir);
+        let (ptx, text) = corpus_ptx(&format!("{program}.c"), &dir);
         assert!(text.contains(".entry"), "no kernel in {}", ptx.display());
         for name in xtask::ir_rewrite::KEEP_LINKED {
             assert!(!text.contains(&format!("call.uni {name},")) && !text.contains(&format!("(retval0), {name},")), "{program}: a call of {name} left in {}", ptx.display());
@@ -247,9 +255,8 @@ fn calls_openmp_opt_adds_are_inlined() {
 /// mode again.
 #[test]
 fn spmd_kernel_in_a_mixed_file_makes_no_call() {
-    let dir = std::env::temp_dir().join(format!("omprt-kernel-end-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (ptx, text) = device_ptx(&xtask::repo_root().join("tests-gpu/programs/schedules.c"), &dir);
+    let dir = scratch_dir("kernel-end");
+    let (ptx, text) = corpus_ptx("schedules.c", &dir);
     let start = text
         .match_indices(".entry ")
         .map(|(i, _)| i)
@@ -269,10 +276,9 @@ fn spmd_kernel_in_a_mixed_file_makes_no_call() {
 /// with plain dynamic loops, must keep it, or the check proves nothing.
 #[test]
 fn ordered_loops_leave_the_team_loop_record_out() {
-    let dir = std::env::temp_dir().join(format!("omprt-team-loop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("team-loop");
     let declares = |program: &str| {
-        let (ptx, text) = device_ptx(&xtask::repo_root().join("tests-gpu/programs").join(program), &dir);
+        let (ptx, text) = corpus_ptx(program, &dir);
         assert!(text.contains("TEAM_COUNTERS"), "{program}: no dispatched loop's counters, so this checks nothing: {}", ptx.display());
         text.lines().any(|l| l.starts_with(".shared") && l.contains("TEAM_LOOP"))
     };
@@ -294,16 +300,18 @@ fn ordered_loops_leave_the_team_loop_record_out() {
 /// or the check proves nothing.
 #[test]
 fn all_spmd_program_keeps_no_generic_mode_wrapper() {
-    let dir = std::env::temp_dir().join(format!("omprt-all-spmd-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let wrapper_funcs = |program: &str| {
-        let (ptx, text) = device_ptx(&xtask::repo_root().join("tests-gpu/programs").join(program), &dir);
+    let dir = scratch_dir("all-spmd");
+    let program_ptx = |program: &str| {
+        let (ptx, text) = corpus_ptx(program, &dir);
         assert!(text.contains(".entry"), "{program}: no kernel in {}", ptx.display());
-        text.lines().filter(|l| l.contains(".func") && l.contains("_wrapper")).count()
+        (ptx, text)
     };
-    assert!(wrapper_funcs("state_machines.c") > 0, "state_machines.c's generic kernel lost its wrapper");
-    assert_eq!(wrapper_funcs("dyn_shared.c"), 0, "dyn_shared.c, all SPMD, keeps a generic-mode wrapper");
-    assert!(!std::fs::read_to_string(dir.join(format!("dyn_shared-openmp-nvptx64-nvidia-cuda-{}.s", corpus::LINK_ARCH))).unwrap().contains("TEAM_ARG_SLOTS"), "dyn_shared.c keeps the argument slots");
+    let wrapper_funcs = |text: &str| text.lines().filter(|l| l.contains(".func") && l.contains("_wrapper")).count();
+    let (ptx, generic) = program_ptx("state_machines.c");
+    assert!(wrapper_funcs(&generic) > 0, "state_machines.c's generic kernel lost its wrapper: {}", ptx.display());
+    let (ptx, all_spmd) = program_ptx("dyn_shared.c");
+    assert_eq!(wrapper_funcs(&all_spmd), 0, "dyn_shared.c, all SPMD, keeps a generic-mode wrapper: {}", ptx.display());
+    assert!(!all_spmd.contains("TEAM_ARG_SLOTS"), "dyn_shared.c keeps the argument slots: {}", ptx.display());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -350,9 +358,8 @@ fn functions_apart_at_o0_are_inlined_when_optimising() {
     for fragment in APART {
         assert!(apart.iter().any(|f| f.contains(fragment)), "no function {fragment} in the runtime: {apart:?}");
     }
-    let dir = std::env::temp_dir().join(format!("omprt-apart-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (_, ptx) = device_ptx(&xtask::repo_root().join("tests-gpu/programs/schedules.c"), &dir);
+    let dir = scratch_dir("apart");
+    let (_, ptx) = corpus_ptx("schedules.c", &dir);
     // Inlined code keeps the names in comments (`// %..._RINv...new.exit`).
     let code: Vec<&str> = ptx.lines().map(|l| l.split("//").next().unwrap_or("")).collect();
     for name in &apart {
