@@ -315,6 +315,34 @@ fn all_spmd_program_keeps_no_generic_mode_wrapper() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// mixed_modes.c's region sits in a function that a generic and an SPMD
+/// kernel both call, so its entry cannot fold the mode per kernel: the
+/// function must still ask `__kmpc_is_spmd_exec_mode` at run time, which is
+/// the path the program's expected output checks on a GPU. If the kernels
+/// stop calling the function or openmp-opt learns to fold the call there,
+/// the program no longer covers that path and needs another shape.
+#[test]
+fn region_shared_by_both_modes_asks_the_mode_at_run_time() {
+    let dir = scratch_dir("mixed-modes");
+    let (ptx, text) = corpus_ptx("mixed_modes.c", &dir);
+    // openmp-opt gives the kernels an internalized copy of `bump`.
+    let callee = "bump_$_internalized";
+    let calls = text.lines().filter(|l| l.trim_start().starts_with(&format!("call.uni {callee},"))).count();
+    assert!(calls >= 4, "the kernels call {callee} {calls} times, not at their 4 call sites: {}", ptx.display());
+    let body: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!(".func {callee}(")))
+        .take_while(|l| *l != "}")
+        .collect();
+    assert!(!body.is_empty(), "{callee} is not defined: {}", ptx.display());
+    assert!(
+        body.iter().any(|l| l.contains("call.uni (retval0), __kmpc_is_spmd_exec_mode")),
+        "{callee} no longer asks the mode: {}",
+        ptx.display()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// At -O0 only the always-inliner runs: inlining `__kmpc_parallel_60` with
 /// clang's constant `nargs` must leave only that arity's call, or the
 /// 32-argument one sets every kernel's registers (156 before; LLVM 19: 59).
