@@ -85,7 +85,7 @@ pub fn worker_state_machine() {
 
 /// Called by the threads that got -1 from [`target_init`] when the region ends.
 pub fn target_deinit() {
-    if mapping::is_spmd_mode() {
+    if crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0 {
         // Thread states may have been made by any thread: free them once all
         // threads are done with them.
         if !crate::config::assume_no_thread_state() {

@@ -86,15 +86,29 @@ pub fn is_initial_thread() -> bool {
 /// mode all but the main thread's warp.
 #[inline(always)]
 pub fn max_team_threads() -> u32 {
+    max_team_threads_in(is_spmd_mode())
+}
+
+/// `max_team_threads` where the caller knows the mode: the region entry and
+/// the generic-mode workers do, and in a file whose kernels have different
+/// modes the mode read from the team state does not fold.
+#[inline(always)]
+pub fn max_team_threads_in(spmd: bool) -> u32 {
     let n = num_threads_in_block();
-    if is_spmd_mode() { n } else { n.saturating_sub(WARP_SIZE) }
+    if spmd { n } else { n.saturating_sub(WARP_SIZE) }
 }
 
 /// Size of the current active team.
 #[inline(always)]
 pub fn active_team_size() -> u32 {
+    active_team_size_in(is_spmd_mode())
+}
+
+/// `active_team_size` where the caller knows the mode.
+#[inline(always)]
+pub fn active_team_size_in(spmd: bool) -> u32 {
     let size = state::team(|t| t.parallel_team_size);
-    if size == 0 { max_team_threads() } else { size }
+    if size == 0 { max_team_threads_in(spmd) } else { size }
 }
 
 /// `omp_get_ancestor_thread_num(level)` for the calling thread.

@@ -16,12 +16,13 @@
 use crate::{arch, config, debug, mapping, memory, state, sync};
 use core::ffi::c_void;
 
-/// Team size for a region asking for `requested` threads (-1 = no clause).
-pub fn threads_for_region(requested: i32) -> u32 {
+/// Team size for a region asking for `requested` threads (-1 = no clause)
+/// in a kernel of the given mode.
+pub fn threads_for_region(requested: i32, spmd: bool) -> u32 {
     let icv = if requested != -1 { requested } else { state::icvs().nthreads as i32 };
-    let max = mapping::max_team_threads();
+    let max = mapping::max_team_threads_in(spmd);
     let n = if icv > 0 && (icv as u32) < max { icv as u32 } else { max };
-    if mapping::is_spmd_mode() {
+    if spmd {
         n
     } else if n < arch::WARP_SIZE {
         1
@@ -143,7 +144,7 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
     arch::sync_threads_aligned();
     if tid == 0 {
         // One thread decides, so every thread agrees on the team.
-        let n = if if_expr == 0 { 1 } else { threads_for_region(num_threads) };
+        let n = if if_expr == 0 { 1 } else { threads_for_region(num_threads, true) };
         let all = n == mapping::num_threads_in_block();
         state::update_team(|t| {
             t.parallel_team_size = if all { 0 } else { n };
@@ -156,7 +157,7 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
     // SAFETY: thread 0 stored it before the barrier and nobody changes it
     // until the barrier after the region.
     unsafe { state::assume_team_level_one() };
-    let n = mapping::active_team_size();
+    let n = mapping::active_team_size_in(true);
     // Not `n < num_threads_in_block()` after the region: that kept both
     // numbers in registers across it (schedules.c's SPMD loops +2 registers).
     let partial_team = state::team(|t| t.parallel_team_size) != 0;
@@ -193,14 +194,14 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
 /// with it every generic-mode kernel. `wrapper` is not null (`in_spmd_kernel`).
 #[inline(always)]
 unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
-    let n = threads_for_region(num_threads);
+    let n = threads_for_region(num_threads, false);
     if n <= 1 {
         return false;
     }
     let shared = memory::begin_sharing_variables(nargs as u64);
     // SAFETY: `args` holds `nargs` pointers and `shared` room for as many.
     unsafe { core::ptr::copy_nonoverlapping(args, shared, nargs as usize) };
-    let all = n == mapping::max_team_threads();
+    let all = n == mapping::max_team_threads_in(false);
     state::update_team(|t| {
         t.parallel_team_size = if all { 0 } else { n };
         t.parallel_region_fn = wrapper;
@@ -223,7 +224,7 @@ unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut
 /// part of that region's team. A null function means the kernel is done.
 pub fn kernel_parallel(work: &mut *mut c_void) -> bool {
     *work = state::team(|t| t.parallel_region_fn);
-    let in_team = !work.is_null() && mapping::thread_id_in_block() < mapping::active_team_size();
+    let in_team = !work.is_null() && mapping::thread_id_in_block() < mapping::active_team_size_in(false);
     if in_team {
         // As in `spmd_region`: the main thread published the level before
         // the barrier that released this worker.

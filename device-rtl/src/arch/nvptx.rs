@@ -424,6 +424,16 @@ pub fn team_loop() -> &'static crate::workshare::dispatch::TeamLoop {
     &TEAM_LOOP
 }
 
+/// The team's turn in an `ordered` dispatched loop: apart, so that only
+/// kernels with such loops pay for it.
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_ORDERED_TURN: crate::workshare::dispatch::OrderedTurn = crate::workshare::dispatch::OrderedTurn::new();
+
+#[inline(always)]
+pub fn team_ordered_turn() -> &'static crate::workshare::dispatch::OrderedTurn {
+    &TEAM_ORDERED_TURN
+}
+
 /// The team's doacross block (see `workshare::doacross`).
 #[unsafe(link_section = ".omprt.shared")]
 static TEAM_DOACROSS: crate::workshare::doacross::TeamDoacross = crate::workshare::doacross::TeamDoacross::new();

@@ -109,6 +109,7 @@ struct Block {
     per_thread: crate::state::PerThreadArraysCell,
     counters: crate::workshare::dispatch::TeamCounters,
     team_loop: crate::workshare::dispatch::TeamLoop,
+    ordered_turn: crate::workshare::dispatch::OrderedTurn,
     doacross: crate::workshare::doacross::TeamDoacross,
     stack: crate::memory::SharedStack,
     arg_slots: crate::memory::ArgSlots,
@@ -199,6 +200,7 @@ where
                 per_thread: crate::state::PerThreadArraysCell::new(),
                 counters: crate::workshare::dispatch::TeamCounters::new(),
                 team_loop: crate::workshare::dispatch::TeamLoop::new(),
+                ordered_turn: crate::workshare::dispatch::OrderedTurn::new(),
                 doacross: crate::workshare::doacross::TeamDoacross::new(),
                 stack: crate::memory::SharedStack::new(),
                 arg_slots: crate::memory::ArgSlots::new(),
@@ -501,6 +503,11 @@ pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {
 pub fn team_loop() -> &'static crate::workshare::dispatch::TeamLoop {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.team_loop as *const crate::workshare::dispatch::TeamLoop) })
+}
+
+pub fn team_ordered_turn() -> &'static crate::workshare::dispatch::OrderedTurn {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.ordered_turn as *const crate::workshare::dispatch::OrderedTurn) })
 }
 
 pub fn team_doacross() -> &'static crate::workshare::doacross::TeamDoacross {

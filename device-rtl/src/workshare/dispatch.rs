@@ -265,18 +265,33 @@ impl Default for TeamLoop {
     }
 }
 
-/// The team's progress through its dispatched loop (see the module docs).
+/// The team's progress through its dispatched loop (see the module docs):
+/// the next iteration to hand out.
 #[repr(C)]
 pub struct TeamCounters {
-    /// Next iteration to hand out.
     next: AtomicU64,
-    /// `ordered`: the iteration whose ordered region may run now.
-    ordered_next: AtomicU64,
+}
+
+/// `ordered`: the iteration whose ordered region may run now. Apart from
+/// [`TeamCounters`], so that kernels without `ordered` loops do not pay its
+/// 8 bytes of shared memory.
+pub struct OrderedTurn(AtomicU64);
+
+impl OrderedTurn {
+    pub const fn new() -> Self {
+        OrderedTurn(AtomicU64::new(0))
+    }
+}
+
+impl Default for OrderedTurn {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl TeamCounters {
     pub const fn new() -> Self {
-        TeamCounters { next: AtomicU64::new(0), ordered_next: AtomicU64::new(0) }
+        TeamCounters { next: AtomicU64::new(0) }
     }
 
     out_of_line_at_o0! {
@@ -391,8 +406,9 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
 }
 
 out_of_line_at_o0! {
-/// Thread 0 resets the team's counters and writes the team's loop, if given,
-/// between two team barriers.
+/// Thread 0 resets the team's counter and writes the team's loop, if given,
+/// or else (an `ordered` loop, whose threads keep their own copy) resets the
+/// ordered turn, between two team barriers.
 fn publish_team_loop(spec: Option<(&Bounds, &Plan)>, threads: u32) {
     let counters = arch::team_counters();
     sync::team_barrier();
@@ -401,9 +417,10 @@ fn publish_team_loop(spec: Option<(&Bounds, &Plan)>, threads: u32) {
             // SAFETY: the barriers order this write before and after every
             // other thread's use of the record.
             unsafe { *arch::team_loop().0.get() = LoopSpec::new(*bounds, *plan, guided_shift(threads)) };
+        } else {
+            arch::team_ordered_turn().0.store(0, Ordering::Relaxed);
         }
         counters.next.store(0, Ordering::Relaxed);
-        counters.ordered_next.store(0, Ordering::Relaxed);
     }
     sync::team_barrier();
 }
@@ -528,8 +545,8 @@ fn emit<T: LoopIv>(spec: &LoopSpec, a: u64, b: u64, last: bool, plast: &mut i32,
 }
 
 /// Waits until the team's ordered turn reaches `iteration`.
-fn wait_turn(team: &TeamCounters, iteration: u64) {
-    while team.ordered_next.load(Ordering::Acquire) != iteration {
+fn wait_turn(turn: &OrderedTurn, iteration: u64) {
+    while turn.0.load(Ordering::Acquire) != iteration {
         arch::spin_pause();
     }
 }
@@ -542,7 +559,7 @@ pub fn ordered() {
         && p.ordered
         && p.in_team
     {
-        wait_turn(arch::team_counters(), p.cursor);
+        wait_turn(arch::team_ordered_turn(), p.cursor);
     }
     arch::fence_device();
 }
@@ -562,9 +579,9 @@ pub fn fini() {
         return;
     }
     if p.in_team {
-        let team = arch::team_counters();
-        wait_turn(team, p.cursor);
-        team.ordered_next.store(p.cursor + 1, Ordering::Release);
+        let turn = arch::team_ordered_turn();
+        wait_turn(turn, p.cursor);
+        turn.0.store(p.cursor + 1, Ordering::Release);
     }
     p.cursor += 1;
 }
