@@ -4,9 +4,10 @@
 //! The mode is read from the team state, not through a call of the exported
 //! `__kmpc_is_spmd_exec_mode`: openmp-opt folds such calls per kernel, but in a
 //! TU with kernels of both modes it left a call behind without a definition,
-//! and nvlink failed on `state_machines.c` at -O2. One place calls it, the
-//! region entry's choice of path (`parallel::in_spmd_kernel`), inlined into
-//! kernels, where it folds. In a function reached from kernels of both modes
+//! and nvlink failed on `state_machines.c` at -O2. Two places call it, both
+//! inlined into kernels, where it folds: the region entry's choice of path
+//! (`parallel::in_spmd_kernel`) and the kernel end (`kernel::target_deinit`).
+//! In a function reached from kernels of both modes
 //! the call stays, and links (checked on 2026-11-24 with a `declare target`
 //! function holding a parallel region, called from a generic and an SPMD
 //! kernel, -O0 to -O3).

@@ -86,8 +86,9 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
 /// variables clang globalizes for the region can be forwarded (dyn_shared.c
 /// l30: 224 -> 176 bytes of shared memory, LLVM 19: 176). -O2 registers
 /// 2223 -> 2205 over the corpus (reductions.c l28 21 -> 16, schedules.c
-/// l180 38 -> 34). Only here: the same call in functions that stay out of
-/// line (`__kmpc_barrier`) is a real call in every kernel (2205 -> 2263).
+/// l180 38 -> 34). Only where it is inlined into kernels (here and at the
+/// kernel end): the same call in functions that stay out of line
+/// (`__kmpc_barrier`) is a real call in every kernel (2205 -> 2263).
 #[inline(always)]
 fn in_spmd_kernel(wrapper: *mut c_void) -> bool {
     let spmd = crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0;

@@ -428,7 +428,8 @@ fn publish_team_loop(spec: Option<(&Bounds, &Plan)>, threads: u32) {
 
 out_of_line_at_o0! {
 /// Pushes the caller's [`Private`] record of a loop at `level`, then, for a
-/// loop the team shares (`ordered`), resets the team's counters.
+/// loop the team shares (`ordered`), resets the team's counter and ordered
+/// turn.
 fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: u32, level: u32, team_loop: bool) {
     let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
     let slot = state::LOOP_RECORDS.my_slot();
