@@ -165,12 +165,22 @@ pub struct StaticCursor {
 }
 
 impl StaticCursor {
+    const DONE: StaticCursor = StaticCursor { next: 0, span: 0, step: 0, done: true };
+
     out_of_line_at_o0! {
-    /// Thread `id`'s position among `count` threads at the loop's start.
-    /// Apart at -O0: inlined, it gave the record push 70 registers there.
-    pub fn new<D: Count>(plan: &Plan, last: D, id: u32, count: u32) -> StaticCursor {
-        let done = StaticCursor { next: 0, span: 0, step: 0, done: true };
-        let (start, span, step) = match plan.kind {
+    /// Writes to `out` thread `id`'s position among `count` threads at the
+    /// loop's start. Apart at -O0: inlined, it gave the record push 70
+    /// registers there. Not returned: at -O0 the returned cursor went
+    /// through the stack (32 of `StaticCursor::new`'s 88 bytes of frame).
+    pub fn new<D: Count>(kind: Kind, chunk: u64, last: D, id: u32, count: u32, out: &mut StaticCursor) {
+        *out = Self::initial::<D>(kind, chunk, last, id, count);
+    }
+    }
+
+    #[inline(always)]
+    fn initial<D: Count>(kind: Kind, chunk: u64, last: D, id: u32, count: u32) -> StaticCursor {
+        let done = Self::DONE;
+        let (start, span, step) = match kind {
             Kind::StaticBalanced => {
                 let c = static_balanced::<D>(D::ZERO, last, id, count);
                 if c.lb > c.ub {
@@ -179,14 +189,13 @@ impl StaticCursor {
                 (c.lb, c.ub - c.lb, D::ZERO)
             }
             _ => {
-                let chunk = D::from_u64(plan.chunk);
+                let chunk = D::from_u64(chunk);
                 let Some(start) = D::u_from_u32(id).checked_mul(chunk).filter(|&s| s <= last) else { return done };
                 // A step past the type's range leaves one chunk: the next would start past `last`.
                 (start, chunk - D::ONE, D::u_from_u32(count).checked_mul(chunk).unwrap_or(D::ZERO))
             }
         };
         StaticCursor { next: start.into(), span: span.into(), step: step.into(), done: false }
-    }
     }
 
     /// The next chunk as `(first, last, is_last)`, `None` past the end.
@@ -300,21 +309,28 @@ impl TeamCounters {
     /// `last` by up to a chunk per thread, which would wrap a 32-bit one near
     /// the top of the range. Apart at -O0: with the CAS loop, `next_guided`
     /// needed 59 registers under ptxas -O0, more than LLVM 19's distribute
-    /// kernels (54).
-    fn grab_guided<D: Count>(&self, lp: &LoopSpec) -> Option<(u64, u64)> {
+    /// kernels (54). The chunk goes to `first` and `end`, `false` if there is
+    /// none: returned as an `Option`, it went through the stack at -O0
+    /// (`next_ordered`'s frame 112 bytes, 96 this way).
+    fn grab_guided<D: Count>(&self, lp: &LoopSpec, first: &mut u64, end: &mut u64) -> bool {
         if lp.empty {
-            return None;
+            return false;
         }
         let (last, chunk) = (D::from_u64(lp.last), D::from_u64(lp.chunk));
         let mut start = self.next.load(Ordering::Relaxed);
         loop {
             if start > lp.last {
-                return None;
+                return false;
             }
             let s = D::from_u64(start);
-            let (a, b) = chunk_at(s, guided_size(s, last, u32::from(lp.guided_shift), chunk), last)?;
+            let Some((a, b)) = chunk_at(s, guided_size(s, last, u32::from(lp.guided_shift), chunk), last) else {
+                return false;
+            };
             match self.next.compare_exchange_weak(start, b.into() + 1, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return Some((a.into(), b.into())),
+                Ok(_) => {
+                    (*first, *end) = (a.into(), b.into());
+                    return true;
+                }
                 Err(now) => start = now,
             }
         }
@@ -431,24 +447,24 @@ out_of_line_at_o0! {
 /// loop the team shares (`ordered`), resets the team's counter and ordered
 /// turn.
 fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: u32, level: u32, team_loop: bool) {
-    let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
+    // The calls first and the cursor's last: ptxas -O0 spills every value
+    // live across a call (with the loop's values live across them, this
+    // function's frame was 96 bytes, now 24).
     let slot = state::LOOP_RECORDS.my_slot();
+    let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
     // A thread alone in its loop runs it as one chunk.
-    let plan = if in_team { *plan } else { Plan { kind: Kind::StaticBalanced, ..*plan } };
+    let kind = if in_team { plan.kind } else { Kind::StaticBalanced };
     let (id, count) = if in_team { (mapping::omp_thread_num(), threads.max(1)) } else { (0, 1) };
-    let cursor_static = StaticCursor::new::<D>(&plan, D::from_u64(bounds.last), id, count);
     // SAFETY: a fresh allocation, and this thread's own slot.
     unsafe {
-        record.write(Private {
-            spec: LoopSpec::new(*bounds, plan, guided_shift(count)),
-            ordered: plan.ordered,
-            in_team,
-            cursor_static,
-            cursor: 0,
-            level,
-            previous: (*slot).cast(),
-        });
+        (&raw mut (*record).spec).write(LoopSpec::new(*bounds, Plan { kind, ..*plan }, guided_shift(count)));
+        (&raw mut (*record).ordered).write(plan.ordered);
+        (&raw mut (*record).in_team).write(in_team);
+        (&raw mut (*record).cursor).write(0);
+        (&raw mut (*record).level).write(level);
+        (&raw mut (*record).previous).write((*slot).cast());
         *slot = record.cast();
+        StaticCursor::new::<D>(kind, plan.chunk, D::from_u64(bounds.last), id, count, &mut (*record).cursor_static);
     }
     if team_loop {
         publish_team_loop(None, threads);
@@ -485,21 +501,28 @@ out_of_line_at_o0! {
 /// `next_dynamic`: with it, they needed 59 registers under ptxas -O0.
 fn next_ordered<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     let counters = arch::team_counters();
-    let grabbed = if p.spec.kind == Kind::Guided {
-        counters.grab_guided::<T::Unsigned>(&p.spec)
+    let b = if p.spec.kind == Kind::Guided {
+        let mut b = 0;
+        if !counters.grab_guided::<T::Unsigned>(&p.spec, &mut p.cursor, &mut b) {
+            return 0;
+        }
+        b
     } else {
-        counters.grab_dynamic::<T::Unsigned>(&p.spec)
+        let Some((a, b)) = counters.grab_dynamic::<T::Unsigned>(&p.spec) else { return 0 };
+        p.cursor = a;
+        b
     };
-    let Some((a, b)) = grabbed else { return 0 };
-    p.cursor = a;
-    emit_team(&p.spec, a, b, plast, plb, pub_, pst)
+    emit_team(&p.spec, p.cursor, b, plast, plb, pub_, pst)
 }
 }
 
 out_of_line_at_o0! {
 /// The next chunk of the team's guided loop.
 fn next_guided<T: LoopIv>(spec: &LoopSpec, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let Some((a, b)) = arch::team_counters().grab_guided::<T::Unsigned>(spec) else { return 0 };
+    let (mut a, mut b) = (0, 0);
+    if !arch::team_counters().grab_guided::<T::Unsigned>(spec, &mut a, &mut b) {
+        return 0;
+    }
     emit_team(spec, a, b, plast, plb, pub_, pst)
 }
 }
@@ -621,6 +644,12 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    fn cursor<D: Count>(plan: &Plan, last: D, id: u32, count: u32) -> StaticCursor {
+        let mut c = StaticCursor::DONE;
+        StaticCursor::new::<D>(plan.kind, plan.chunk, last, id, count, &mut c);
+        c
+    }
+
     #[test]
     fn bounds_of_full_range_and_negative_strides() {
         let b = Bounds::new(i32::MIN, i32::MAX, 1).unwrap();
@@ -637,7 +666,7 @@ mod tests {
         let last = u32::MAX - 3;
         let plan = Plan { kind: Kind::StaticChunked, chunk: 1 << 31, ordered: false };
         let chunks = |id| {
-            let mut c = StaticCursor::new::<u32>(&plan, last, id, 3);
+            let mut c = cursor::<u32>(&plan, last, id, 3);
             core::iter::from_fn(move || c.take(last)).collect::<Vec<_>>()
         };
         assert_eq!(chunks(0), vec![(0, (1 << 31) - 1, false)]);
@@ -655,8 +684,8 @@ mod tests {
             let mut seen = vec![0u32; last as usize + 1];
             let mut lasts = 0;
             for id in 0..count {
-                let mut cursor = StaticCursor::new::<u64>(&plan, last, id, count);
-                while let Some((a, b, is_last)) = cursor.take(last) {
+                let mut c = cursor::<u64>(&plan, last, id, count);
+                while let Some((a, b, is_last)) = c.take(last) {
                     for i in a..=b { seen[i as usize] += 1; }
                     lasts += u32::from(is_last);
                 }
