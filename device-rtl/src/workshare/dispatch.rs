@@ -171,8 +171,8 @@ impl StaticCursor {
     /// Writes to `out` thread `id`'s position among `count` threads at the
     /// loop's start. Apart at -O0: inlined, it gave the record push 70
     /// registers there. Not returned: at -O0 the returned cursor went
-    /// through the stack (32 of `StaticCursor::new`'s 88 bytes of frame).
-    pub fn new<D: Count>(kind: Kind, chunk: u64, last: D, id: u32, count: u32, out: &mut StaticCursor) {
+    /// through the stack (32 of its 88 bytes of frame).
+    pub fn start_into<D: Count>(kind: Kind, chunk: u64, last: D, id: u32, count: u32, out: &mut StaticCursor) {
         *out = Self::initial::<D>(kind, chunk, last, id, count);
     }
     }
@@ -464,7 +464,7 @@ fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: 
         (&raw mut (*record).level).write(level);
         (&raw mut (*record).previous).write((*slot).cast());
         *slot = record.cast();
-        StaticCursor::new::<D>(kind, plan.chunk, D::from_u64(bounds.last), id, count, &mut (*record).cursor_static);
+        StaticCursor::start_into::<D>(kind, plan.chunk, D::from_u64(bounds.last), id, count, &mut (*record).cursor_static);
     }
     if team_loop {
         publish_team_loop(None, threads);
@@ -646,7 +646,7 @@ mod tests {
 
     fn cursor<D: Count>(plan: &Plan, last: D, id: u32, count: u32) -> StaticCursor {
         let mut c = StaticCursor::DONE;
-        StaticCursor::new::<D>(plan.kind, plan.chunk, last, id, count, &mut c);
+        StaticCursor::start_into::<D>(plan.kind, plan.chunk, last, id, count, &mut c);
         c
     }
 
