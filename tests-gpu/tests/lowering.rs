@@ -375,8 +375,18 @@ fn unoptimised_dispatched_loops_stay_small() {
 /// none of them is left in schedules.c's PTX at -O2.
 #[test]
 fn functions_apart_at_o0_are_inlined_when_optimising() {
-    const APART: [&str; 9] =
-        ["next_static", "next_guided", "next_dynamic", "emit_team", "grab_guided", "push_private", "publish_team_loop", "_apart", "StaticCursor3new"];
+    const APART: [&str; 10] = [
+        "next_static",
+        "next_guided",
+        "next_dynamic",
+        "next_ordered",
+        "emit_team",
+        "grab_guided",
+        "push_private",
+        "publish_team_loop",
+        "_apart",
+        "StaticCursor10start_into",
+    ];
     let ir = runtime_ir();
     let apart: Vec<String> = ir
         .lines()
