@@ -364,8 +364,12 @@ impl<T> PerThread<T> {
     }
 }
 
+out_of_line_at_o0! {
 /// Pushes a copy of the thread's current ICVs as its own state and returns
-/// a handle to pop it with [`exit_data_environment`].
+/// a handle to pop it with [`exit_data_environment`]. Apart at -O0, as the
+/// pop is: inlined with `__kmpc_parallel_60` into clang's code there, the two
+/// gave bare.c's `teams distribute parallel for` 60 registers (54 apart;
+/// LLVM 19: 59).
 pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
@@ -383,7 +387,9 @@ pub fn enter_data_environment() -> *mut ThreadState {
     }
     state
 }
+}
 
+out_of_line_at_o0! {
 /// Pops the thread's innermost state.
 pub fn exit_data_environment() {
     debug::check(!THREAD_STATES.array_if_any().is_null(), debug::message!("no data environment to leave: omp thread state"));
@@ -394,6 +400,7 @@ pub fn exit_data_environment() {
         *slot = (*top).previous;
         arch::free(top.cast());
     }
+}
 }
 
 /// Changes one ICV of the calling thread: in the team state for the team's

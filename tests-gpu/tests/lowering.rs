@@ -123,8 +123,11 @@ fn runtime_stack_frames_stay_small() {
     assert!(frames.len() > 50, "ptxas -v printed no frames:\n{log}");
     let worst = frames.iter().max_by_key(|f| f.1).unwrap();
     assert!(worst.1 <= 256, "largest runtime stack frame: {worst:?}");
+    // 72 bytes until the thread-state push and pop became calls at -O0
+    // (`out_of_line_at_o0!`), 104 since: clang always inlines this entry, and
+    // the -O0 kernels' own stack hardly moved (bare.c l79 +24 bytes).
     let parallel = frames.iter().filter(|f| f.0.contains("parallel_60")).map(|f| f.1).max().unwrap();
-    assert!(parallel <= 96, "parallel_60 frame {parallel} bytes");
+    assert!(parallel <= 112, "parallel_60 frame {parallel} bytes");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -375,7 +378,8 @@ fn unoptimised_dispatched_loops_stay_small() {
 /// none of them is left in schedules.c's PTX at -O2.
 #[test]
 fn functions_apart_at_o0_are_inlined_when_optimising() {
-    const APART: [&str; 10] = [
+    const APART: [&str; 12] = [
+        "enter_data_environment",
         "next_static",
         "next_guided",
         "next_dynamic",
@@ -386,6 +390,7 @@ fn functions_apart_at_o0_are_inlined_when_optimising() {
         "publish_team_loop",
         "_apart",
         "StaticCursor10start_into",
+        "exit_data_environment",
     ];
     let ir = runtime_ir();
     let apart: Vec<String> = ir
@@ -439,7 +444,7 @@ fn no_kernel_costs_more_than_with_llvm19_except_the_known_ones() {
 /// deepest chain of frames it can call, through clang's indirect calls too.
 #[test]
 fn no_kernel_costs_more_than_with_llvm19_at_o0_except_the_known_ones() {
-    assert_no_gaps_but("-O0", &[("bare.c", "l48", "registers", 60)]);
+    assert_no_gaps_but("-O0", &[]);
 }
 
 /// `known`: (program, kernel line, what, the most omprt may use).
