@@ -33,8 +33,6 @@ unsafe extern "C" {
     fn sreg_nctaid_z() -> i32;
     #[link_name = "llvm.nvvm.read.ptx.sreg.globaltimer"]
     fn sreg_globaltimer() -> i64;
-    #[link_name = "llvm.nvvm.read.ptx.sreg.lanemask.lt"]
-    fn sreg_lanemask_lt() -> i32;
     #[link_name = "llvm.nvvm.read.ptx.sreg.dynamic_smem_size"]
     fn sreg_dynamic_smem_size() -> i32;
     #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.all"]
@@ -139,12 +137,6 @@ pub fn num_blocks() -> u32 {
 pub fn global_timer_ns() -> u64 {
     // SAFETY: as above.
     unsafe { sreg_globaltimer() as u64 }
-}
-/// Bit mask of the lanes below the calling one.
-#[inline(always)]
-pub fn lanemask_lt() -> u32 {
-    // SAFETY: as above.
-    unsafe { sreg_lanemask_lt() as u32 }
 }
 
 /// `d`, as a divisor LLVM cannot narrow. With a divisor known to be small

@@ -288,9 +288,6 @@ pub fn num_blocks() -> u32 {
 pub fn global_timer_ns() -> u64 {
     with(|t| t.grid.start.elapsed().as_nanos() as u64)
 }
-pub fn lanemask_lt() -> u32 {
-    (1u32 << super::lane_id()) - 1
-}
 
 pub fn sync_threads_aligned() {
     with(|t| t.block.barrier.wait(&t.grid.poisoned))
