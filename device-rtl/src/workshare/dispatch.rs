@@ -113,7 +113,12 @@ impl Plan {
             }
             DistributeStaticChunk | DistributeStaticNoChunk | DistributeStaticChunkStaticOne => (Kind::StaticBalanced, 0),
         };
-        Plan { kind, chunk: chunk.max(1) as u64, ordered }
+        // A chunk past the trip count is the trip count. Clamped, the team's
+        // counter cannot wrap before the loop is handed out: it runs past
+        // `last` by a chunk per grab that finds nothing, and a warp adds 32
+        // chunks at once (unclamped, `schedule(dynamic, 1L << 62)` wrapped it
+        // to 0 after four grabs, and the loop ran again).
+        Plan { kind, chunk: (chunk.max(1) as u64).min(bounds.last.saturating_add(1)), ordered }
     }
 
     fn auto<D: Count>(bounds: &Bounds, threads: u32, ordered: bool) -> Plan {
