@@ -44,6 +44,18 @@ pub fn static_chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, coun
     let rest = diff - start;
     let len_minus_one = if chunk - T::Unsigned::ONE < rest { chunk - T::Unsigned::ONE } else { rest };
     let first = lb.offset(start);
+    // clang's loop adds the stride to its bounds in the loop's type. A large
+    // `chunk * count` (many teams, a large chunk) can pass the type's maximum
+    // from this chunk, and wrapped it would run chunks again: without a chunk
+    // after this one, the stride lands just past `ub` instead. A step of at
+    // most a quarter of the range is left as it is: where LLVM knows the step
+    // is small (saxpy.c's threads, at most a block of 1024), the test folds
+    // away; capping every stride cost that kernel 3 registers.
+    let quarter = T::Unsigned::from_u64(1 << (8 * core::mem::size_of::<T>() - 2));
+    let stride = match chunk.checked_mul(count) {
+        Some(step) if step <= quarter || step <= rest => T::stride(step),
+        _ => T::stride(rest.wrapping_add(T::Unsigned::ONE)),
+    };
     StaticChunk { lb: first, ub: first.offset(len_minus_one), stride, last: last_chunk.rem_nonzero(count) == id }
 }
 
@@ -53,7 +65,7 @@ pub fn static_balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticCh
     let diff = T::distance(lb, ub);
     let (id, n) = (T::u_from_u32(id), T::u_from_u32(count));
     let one = T::Unsigned::ONE;
-    // Past the last iteration: a stride that takes every entity out of the loop.
+    // From the loop's start, just past `ub` (see `static_chunked`).
     let stride = T::stride(diff.wrapping_add(one));
     // Before the division: an empty loop's `diff` wrapped around.
     if lb > ub {
@@ -74,6 +86,8 @@ pub fn static_balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticCh
     let first = lb.offset(start);
     // The last iteration ends the last non-empty block.
     let owner_of_last = if small == T::Unsigned::ZERO { extras - one } else { n - one };
+    // From this block, just past `ub`, without wrapping the type.
+    let stride = T::stride((diff - start).wrapping_add(one));
     StaticChunk { lb: first, ub: first.offset(len - one), stride, last: id == owner_of_last }
 }
 
@@ -85,10 +99,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn cover<T: LoopIv + Into<i128>>(lb: T, ub: T, count: u32, assign: impl Fn(u32) -> StaticChunk<T>) -> (Vec<u32>, u32)
+    /// clang's loop adds the stride to its bounds in the loop's type, so a
+    /// step past the type's range wraps and runs chunks again. `step` is
+    /// `chunk * count` of a chunked schedule (exact), and a wrap is allowed
+    /// only where `ub + step` passes the type's maximum and the stride is
+    /// left as the step: after an entity's last chunk when it has several,
+    /// or for a step of at most a quarter of the range (`static_chunked`).
+    fn cover<T: LoopIv + Into<i128>>(lb: T, ub: T, count: u32, step: Option<i128>, assign: impl Fn(u32) -> StaticChunk<T>) -> (Vec<u32>, u32)
     where
         T::Signed: Into<i128>,
     {
+        let quarter = 1i128 << (8 * core::mem::size_of::<T>() - 2);
+        let (min, max): (i128, i128) = (T::MAX.offset(T::Unsigned::ONE).into(), T::MAX.into());
         let (lo, hi) = (lb.into(), ub.into());
         let trip = (hi - lo + 1).max(0) as usize;
         let mut hits = vec![0u32; trip];
@@ -103,15 +125,19 @@ mod tests {
             }
             assert!(l >= lo && u <= hi, "chunk [{l}, {u}] outside [{lo}, {hi}]");
             let mut saw_last = false;
+            let mut chunks = 0;
             while l <= hi {
                 for i in l..=u.min(hi) {
                     hits[(i - lo) as usize] += 1;
                     saw_last |= i == hi;
                 }
+                chunks += 1;
                 // A stride <= 0 would loop forever; in-range strides are positive.
                 assert!(st > 0 || l + st > hi, "stride {st}");
                 l += st;
                 u += st;
+                let unavoidable = step.is_some_and(|step| hi + step > max && (chunks > 1 || step <= quarter));
+                assert!((min..=max).contains(&l) || unavoidable, "id {id}: stride {st} after {chunks} chunk(s) wraps the type to {l}");
             }
             assert_eq!(saw_last, c.last, "id {id}: last flag disagrees with the chunks it runs");
         }
@@ -132,15 +158,16 @@ mod tests {
                 proptest! {
                     #![proptest_config(ProptestConfig::with_cases(1500))]
                     #[test]
-                    fn chunked(base in any::<$t>(), len in 0u32..700, chunk in 1u32..300, count in 1u32..80, from_top in any::<bool>()) {
+                    fn chunked(base in any::<$t>(), len in 0u32..700, chunk in chunks::<$t>(), count in 1u32..80, from_top in any::<bool>()) {
                         let (lb, ub) = bounds::<$t>(base, len, from_top);
-                        let (hits, lasts) = cover(lb, ub, count, |id| static_chunked(lb, ub, <$t as LoopIv>::u_from_u32(chunk), id, count));
+                        let step = Some(Into::<u64>::into(chunk) as i128 * i128::from(count));
+                        let (hits, lasts) = cover(lb, ub, count, step, |id| static_chunked(lb, ub, chunk, id, count));
                         assert_exact(&hits, lasts);
                     }
                     #[test]
                     fn balanced(base in any::<$t>(), len in 0u32..700, count in 1u32..300, from_top in any::<bool>()) {
                         let (lb, ub) = bounds::<$t>(base, len, from_top);
-                        let (hits, lasts) = cover(lb, ub, count, |id| static_balanced(lb, ub, id, count));
+                        let (hits, lasts) = cover(lb, ub, count, None, |id| static_balanced(lb, ub, id, count));
                         assert_exact(&hits, lasts);
                         // Balanced: sizes differ by at most one.
                         let sizes: Vec<i128> = (0..count).map(|id| { let c = static_balanced(lb, ub, id, count); (Into::<i128>::into(c.ub) - Into::<i128>::into(c.lb) + 1).max(0) }).collect();
@@ -149,6 +176,16 @@ mod tests {
                 }
             }
         };
+    }
+
+    /// Chunk sizes: small ones, and powers of two up to half the type's
+    /// range, whose multiples by the entity count pass its maximum.
+    fn chunks<T: LoopIv>() -> impl Strategy<Value = T::Unsigned> {
+        let bits = 8 * core::mem::size_of::<T>() as u32;
+        prop_oneof![
+            3 => (1u32..300).prop_map(T::u_from_u32),
+            1 => (bits - 8..bits).prop_map(|b| <T::Unsigned as Distance>::from_u64(1u64 << b)),
+        ]
     }
 
     /// A loop of `len` iterations starting at `base`, or ending at the type's
@@ -177,6 +214,18 @@ mod tests {
         assert_eq!((c.lb, c.ub, c.last), (0, 9, true));
         let c = static_chunked::<i32>(0, 9, 100, 1, 4);
         assert!(c.lb > c.ub && !c.last);
+    }
+
+    #[test]
+    fn a_large_chunk_on_many_teams_leaves_the_loop_without_wrapping() {
+        // `dist_schedule(static, 1 << 20)` on 3200 teams (the host plugin's
+        // default) over 10^9 iterations: 3200 << 20 passes i32::MAX, and as a
+        // stride it sent team 0 back to negative iterations.
+        let ub = 999_999_999;
+        for team in [0, 1, 953] {
+            let c = static_chunked::<i32>(0, ub, 1 << 20, team, 3200);
+            assert!(c.lb <= c.ub && c.stride > 0 && c.lb.checked_add(c.stride).is_some_and(|next| next > ub), "{c:?}");
+        }
     }
 
     #[test]
