@@ -31,18 +31,20 @@ pub struct Walk {
 
 impl Walk {
     /// Runs `body` on each of the caller's iterations, in increasing order.
+    /// Products saturate: a 64-bit loop's chunk times the teams or threads
+    /// can pass 2^64, and wrapped it would start the walk again.
     pub fn run(&self, mut body: impl FnMut(u64)) {
         let threads = self.threads.max(1);
         let thread_chunk = self.thread_chunk.max(1);
-        let block_chunk = if self.block_chunk == 0 { threads * thread_chunk } else { self.block_chunk };
+        let block_chunk = if self.block_chunk == 0 { threads.saturating_mul(thread_chunk) } else { self.block_chunk };
         let teams = self.teams.max(1);
         if self.team >= teams || self.thread >= threads {
             return;
         }
-        let mut block_start = self.team * block_chunk;
+        let mut block_start = self.team.saturating_mul(block_chunk);
         while block_start < self.num_iters {
             let block_end = self.num_iters.min(block_start.saturating_add(block_chunk));
-            let mut start = block_start.saturating_add(self.thread * thread_chunk);
+            let mut start = block_start.saturating_add(self.thread.saturating_mul(thread_chunk));
             while start < block_end {
                 let end = block_end.min(start.saturating_add(thread_chunk));
                 for iv in start..end {
@@ -51,9 +53,9 @@ impl Walk {
                 if self.one_chunk {
                     return;
                 }
-                start = start.saturating_add(threads * thread_chunk);
+                start = start.saturating_add(threads.saturating_mul(thread_chunk));
             }
-            block_start = block_start.saturating_add(teams * block_chunk);
+            block_start = block_start.saturating_add(teams.saturating_mul(block_chunk));
         }
     }
 }
@@ -68,7 +70,8 @@ mod tests {
         #[test]
         fn walks_cover_each_iteration_once(
             num_iters in 0u64..500, teams in 1u64..9, threads in 1u64..40,
-            block_chunk in 0u64..50, thread_chunk in 0u64..7,
+            block_chunk in prop_oneof![4 => 0u64..50, 1 => Just(1u64 << 62), 1 => Just(u64::MAX / 3)],
+            thread_chunk in prop_oneof![4 => 0u64..7, 1 => Just(1u64 << 61), 1 => Just(u64::MAX / 5)],
         ) {
             let mut seen = vec![0u32; num_iters as usize];
             for team in 0..teams {
