@@ -177,8 +177,12 @@ impl StaticCursor {
     /// loop's start. Apart at -O0: inlined, it gave the record push 70
     /// registers there. Not returned: at -O0 the returned cursor went
     /// through the stack (32 of its 88 bytes of frame).
-    pub fn start_into<D: Count>(kind: Kind, chunk: u64, last: D, id: u32, count: u32, out: &mut StaticCursor) {
-        *out = Self::initial::<D>(kind, chunk, last, id, count);
+    ///
+    /// # Safety
+    /// `out` is valid for a write; it may be uninitialised (a fresh record).
+    pub unsafe fn start_into<D: Count>(kind: Kind, chunk: u64, last: D, id: u32, count: u32, out: *mut StaticCursor) {
+        // SAFETY: forwarded from the caller.
+        unsafe { out.write(Self::initial::<D>(kind, chunk, last, id, count)) };
     }
     }
 
@@ -469,7 +473,7 @@ fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: 
         (&raw mut (*record).level).write(level);
         (&raw mut (*record).previous).write((*slot).cast());
         *slot = record.cast();
-        StaticCursor::start_into::<D>(kind, plan.chunk, D::from_u64(bounds.last), id, count, &mut (*record).cursor_static);
+        StaticCursor::start_into::<D>(kind, plan.chunk, D::from_u64(bounds.last), id, count, &raw mut (*record).cursor_static);
     }
     if team_loop {
         publish_team_loop(None, threads);
@@ -651,7 +655,8 @@ mod tests {
 
     fn cursor<D: Count>(plan: &Plan, last: D, id: u32, count: u32) -> StaticCursor {
         let mut c = StaticCursor::DONE;
-        StaticCursor::start_into::<D>(plan.kind, plan.chunk, last, id, count, &mut c);
+        // SAFETY: a local cursor.
+        unsafe { StaticCursor::start_into::<D>(plan.kind, plan.chunk, last, id, count, &mut c) };
         c
     }
 
