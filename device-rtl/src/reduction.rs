@@ -115,6 +115,12 @@ pub unsafe fn teams_reduce(
     // (HeapToShared), so there every thread's reduce list names the same
     // variables and only the master may write them.
     //
+    // A reduce list that names a shared variable is such a copy too, and the
+    // test folds where LLVM sees the variable: openmp-opt's copy is a shared
+    // global, so a kernel it SPMDized keeps no team fold (and none of clang's
+    // copy callback, whose 128-byte buffer stayed in SPMDized kernels of
+    // files with kernels of both modes, where the mode test does not fold).
+    //
     // The barrier itself tells the team (`bar.red.or`, as CUDA's
     // `__syncthreads_or`). Through a shared-memory word written by the master
     // before a barrier, openmp-opt once handed the other threads their own
@@ -122,7 +128,8 @@ pub unsafe fn teams_reduce(
     // once `arrive` was a function of its own in the runtime's bitcode): they
     // skipped the fold, leaving the master alone in the block barriers of
     // clang's copy callback.
-    let team_fold = mapping::is_spmd_kernel_from_clang();
+    // SAFETY: `data` is clang's reduce list (forwarded from the caller).
+    let team_fold = mapping::is_spmd_kernel_from_clang() && !unsafe { first_variable_is_shared(data) };
     if team_fold {
         last = arch::sync_threads_or(sync::BARRIER_BLOCK, last);
     }
@@ -143,6 +150,9 @@ pub unsafe fn teams_reduce(
             global_to_list_copy(buffer, tid as i32, data);
             let mut i = tid + n;
             while i < filled {
+                // Unrolled, the master's fold alone (n = 1) took 48 registers
+                // in large_strides.c's SPMDized kernel, 26 not.
+                arch::no_unroll();
                 global_to_list_reduce(buffer, i as i32, data);
                 i += n;
             }
@@ -162,6 +172,16 @@ pub unsafe fn teams_reduce(
         }
     }
     i32::from(master)
+}
+
+/// Whether the first variable of clang's reduce list is in shared memory.
+///
+/// # Safety
+/// `data` is clang's reduce list: an array of at least one pointer.
+#[inline(always)]
+unsafe fn first_variable_is_shared(data: *mut c_void) -> bool {
+    // SAFETY: forwarded from the caller.
+    arch::is_shared_address(unsafe { *data.cast::<*const u8>() })
 }
 
 out_of_line_at_o0! {

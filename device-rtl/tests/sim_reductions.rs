@@ -5,9 +5,9 @@
 mod common;
 
 use common::*;
-use omprt_abi::{ExecMode, KernelLaunchEnvironment};
+use omprt_abi::{ExecMode, KernelEnvironment, KernelLaunchEnvironment};
 use omprt_device_rtl::arch::sim;
-use omprt_device_rtl::exports::{api::*, kernel::*, misc::*, parallel::*, sync::*};
+use omprt_device_rtl::exports::{api::*, kernel::*, misc::*, ompx::llvm_omp_target_dynamic_shared_alloc, parallel::*, sync::*};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -138,6 +138,15 @@ fn parallel_reduction_in_a_generic_kernel() {
     assert_eq!(out.total.load(Ordering::Relaxed), 2 * triangle(96), "96 workers per team");
 }
 
+/// The kernel environment of a teams reduction of one `i64` with `buffer`'s
+/// records, and the launch environment that hands out `buffer`.
+fn teams_reduction_envs(mode: ExecMode, threads: u32, buffer: &mut [i64]) -> (KernelEnvironment, KernelLaunchEnvironment) {
+    let mut env = kernel_env(mode, threads as i32);
+    env.configuration.reduction_data_size = 8;
+    env.configuration.reduction_buffer_length = buffer.len() as i32;
+    (env, KernelLaunchEnvironment { reduction_cnt: 0, reduction_iter_cnt: 0, reduction_buffer: buffer.as_mut_ptr().cast() })
+}
+
 /// `target teams distribute parallel for reduction(+:x)` as clang lowers it:
 /// a parallel reduction, then a teams reduction through the fixed buffer.
 /// Few records and many teams exercise the window protocol.
@@ -148,10 +157,7 @@ fn teams_reduction_over_more_teams_than_records() {
     // while its third warp only meets the barriers of the inter-warp copy.
     for (teams, threads, records) in [(1, 32, 4), (3, 64, 4), (10, 33, 4), (9, 40, 1024), (13, 32, 3), (66, 96, 80), (70, 64, 32)] {
         let mut buffer = vec![0i64; records];
-        let mut kle = KernelLaunchEnvironment { reduction_cnt: 0, reduction_iter_cnt: 0, reduction_buffer: buffer.as_mut_ptr().cast() };
-        let mut env = kernel_env(ExecMode::SPMD, threads as i32);
-        env.configuration.reduction_data_size = 8;
-        env.configuration.reduction_buffer_length = records as i32;
+        let (env, mut kle) = teams_reduction_envs(ExecMode::SPMD, threads, &mut buffer);
         let env = Shared(env);
         let kle_ptr = Shared(&mut kle as *mut KernelLaunchEnvironment);
         let winners = AtomicU32::new(0);
@@ -205,34 +211,59 @@ fn shuffles_follow_shfl_down_sync() {
 fn teams_reduction_with_a_team_shared_variable() {
     let _turn = exclusive();
     for (teams, threads, records) in [(5, 64, 1024), (40, 96, 8)] {
-        let mut buffer = vec![0i64; records];
-        let mut kle = KernelLaunchEnvironment { reduction_cnt: 0, reduction_iter_cnt: 0, reduction_buffer: buffer.as_mut_ptr().cast() };
-        let mut env = kernel_env(ExecMode::GENERIC_SPMD, threads as i32);
-        env.configuration.reduction_data_size = 8;
-        env.configuration.reduction_buffer_length = records as i32;
-        let env = Shared(env);
-        let kle_ptr = Shared(&mut kle as *mut KernelLaunchEnvironment);
         // One variable per team, as in shared memory; team t holds t + 1.
         let team_vars: Vec<std::cell::UnsafeCell<i64>> = (0..teams).map(|t| std::cell::UnsafeCell::new(t as i64 + 1)).collect();
         let vars = Shared(&team_vars);
-        let winners = AtomicU32::new(0);
-        let result = AtomicI64::new(0);
-        sim::launch(teams, threads, || unsafe {
-            __kmpc_target_init(env.get(), *kle_ptr.get());
-            let var = vars.get()[omp_get_team_num() as usize].get();
-            let mut list = [var as *mut c_void];
-            let buf = __kmpc_reduction_get_fixed_buffer();
-            let r = __kmpc_nvptx_teams_reduce_nowait_v2(
-                std::ptr::null(), buf, records as i32, 8, list.as_mut_ptr().cast(),
-                shuffle_reduce, inter_warp_copy, lg_copy, lg_reduce, gl_copy, gl_reduce,
-            );
-            if r == 1 {
-                winners.fetch_add(1, Ordering::Relaxed);
-                result.store(*var, Ordering::Relaxed);
-            }
-            __kmpc_target_deinit();
-        });
-        assert_eq!(winners.load(Ordering::Relaxed), 1, "one winner ({teams} teams)");
-        assert_eq!(result.load(Ordering::Relaxed), triangle(teams as i64), "({teams} teams, {records} records)");
+        check_reduction_into_team_variable(ExecMode::GENERIC_SPMD, (teams, threads, records), 0, || vars.get()[omp_get_team_num() as usize].get());
     }
+}
+
+/// A kernel clang emitted SPMD whose reduce list names one shared variable
+/// for the whole team (here in dynamic shared memory): as in a SPMDized
+/// kernel, only the master may fold into it. The runtime tells by the
+/// variable's address, which is how the test folds in kernels openmp-opt
+/// SPMDized in files whose mode test does not fold.
+#[test]
+fn spmd_teams_reduction_into_a_shared_variable() {
+    let _turn = exclusive();
+    for grid in [(5, 64, 1024), (40, 96, 8)] {
+        check_reduction_into_team_variable(ExecMode::SPMD, grid, 8, || unsafe {
+            let var = llvm_omp_target_dynamic_shared_alloc().cast::<i64>();
+            if omp_get_thread_num() == 0 {
+                *var = i64::from(omp_get_team_num()) + 1;
+            }
+            __kmpc_barrier(std::ptr::null(), 0);
+            var
+        });
+    }
+}
+
+/// A teams reduction of `(teams, threads, records)` in `mode` where every
+/// thread's reduce list names its team's one variable, `team_var()` (which
+/// every thread calls; team t's holds t + 1): one thread wins, holding the
+/// league's sum.
+fn check_reduction_into_team_variable(mode: ExecMode, (teams, threads, records): (u32, u32, usize), dynamic_bytes: u32, team_var: impl Fn() -> *mut i64 + Sync) {
+    let mut buffer = vec![0i64; records];
+    let (env, mut kle) = teams_reduction_envs(mode, threads, &mut buffer);
+    let env = Shared(env);
+    let kle_ptr = Shared(&mut kle as *mut KernelLaunchEnvironment);
+    let winners = AtomicU32::new(0);
+    let result = AtomicI64::new(0);
+    sim::launch_with_dynamic_shared(teams, threads, dynamic_bytes, || unsafe {
+        __kmpc_target_init(env.get(), *kle_ptr.get());
+        let var = team_var();
+        let mut list = [var as *mut c_void];
+        let buf = __kmpc_reduction_get_fixed_buffer();
+        let r = __kmpc_nvptx_teams_reduce_nowait_v2(
+            std::ptr::null(), buf, records as i32, 8, list.as_mut_ptr().cast(),
+            shuffle_reduce, inter_warp_copy, lg_copy, lg_reduce, gl_copy, gl_reduce,
+        );
+        if r == 1 {
+            winners.fetch_add(1, Ordering::Relaxed);
+            result.store(*var, Ordering::Relaxed);
+        }
+        __kmpc_target_deinit();
+    });
+    assert_eq!(winners.load(Ordering::Relaxed), 1, "one winner ({mode:?}, {teams} teams)");
+    assert_eq!(result.load(Ordering::Relaxed), triangle(teams as i64), "({mode:?}, {teams} teams, {records} records)");
 }

@@ -28,6 +28,9 @@
 //!   fact the runtime states about shared memory, for openmp-opt in the user's compile.
 //!   Written as `llvm.assume` in Rust, rustc's own pipeline drops it (the load has no
 //!   other use) before clang ever sees it;
+//! * each call of the marker [`NO_UNROLL_MARKER`] goes, and the loop around it
+//!   gets `llvm.loop.unroll.disable`: neither LLVM nor ptxas (the NVPTX
+//!   backend writes `.pragma "nounroll"`) unrolls it in the user's compile;
 //! * the functions openmp-opt may add calls to (`KEEP_LINKED`) go into
 //!   `@llvm.compiler.used`: clang links the runtime in with "only needed"
 //!   before openmp-opt runs, so without it they were left out, and the calls
@@ -56,6 +59,10 @@ pub const INLINE_WHEN_OPTIMIZING_SECTION: &str = ".omprt.inline_when_optimizing"
 /// The function the runtime calls, `(ptr, i32)`, to state that the `u32` at
 /// the pointer holds the value there (`arch::nvptx::assume_u32_eq`).
 pub const ASSUME_MARKER: &str = "__omprt_assume_u32_eq";
+
+/// The function the runtime calls, `()`, inside a loop that must not be
+/// unrolled (`arch::nvptx::no_unroll`).
+pub const NO_UNROLL_MARKER: &str = "__omprt_no_unroll";
 
 /// Functions openmp-opt adds calls to after clang has linked the runtime in
 /// (SPMD-ization guards, custom state machines, folded queries): kept in
@@ -131,6 +138,7 @@ pub fn rewrite(ir: &str, config_globals: &[&str], keep: &[&str]) -> Result<(Stri
     let lines = release_noinline(lines, ALWAYS_INLINE_LATER_SECTION, "alwaysinline", 95000);
     let lines = release_noinline(lines, INLINE_WHEN_OPTIMIZING_SECTION, "inlinehint", 96000);
     let lines = expand_assumes(lines)?;
+    let lines = disable_unrolling(lines)?;
     let lines: Vec<String> = lines.into_iter().map(|l| scope_atomic(&l)).collect();
     // Rewrite uses after all definitions are known (uses may precede them).
     let mut out = String::with_capacity(ir.len() + 4096);
@@ -272,6 +280,68 @@ fn expand_assumes(lines: Vec<String>) -> Result<Vec<String>> {
     }
     Ok(out)
 }
+
+/// Removes each call of [`NO_UNROLL_MARKER`] and its declaration, and gives
+/// the loop around the call `llvm.loop.unroll.disable`: the marker's loop is
+/// the first branch after it back to a block at or before it (rustc lays a
+/// loop's body out after its header).
+fn disable_unrolling(lines: Vec<String>) -> Result<Vec<String>> {
+    let call = format!("@{NO_UNROLL_MARKER}(");
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    // Labels of the current function so far, and whether a marker waits for its loop's branch.
+    let mut labels: Vec<String> = Vec::new();
+    let mut waiting: Option<String> = None;
+    let mut loops = 0;
+    for line in lines {
+        if line.starts_with("define ") {
+            if let Some(marker) = waiting.take() {
+                return Err(format!("no loop branch after the {NO_UNROLL_MARKER} call: {marker}"));
+            }
+            labels.clear();
+            labels.push("start".to_string());
+        } else if let Some(label) = line.split_once(':').filter(|(l, _)| !l.starts_with(' ') && !l.is_empty()).map(|(l, _)| l) {
+            labels.push(label.trim_matches('"').to_string());
+        }
+        if line.contains(&call) {
+            if line.starts_with("declare ") {
+                continue;
+            }
+            let is_call = line.starts_with(' ') && line.trim_start().trim_start_matches("tail ").starts_with("call void @");
+            if !is_call || waiting.is_some() {
+                return Err(format!("cannot take the {NO_UNROLL_MARKER} call out of: {line}"));
+            }
+            // The marker's block counts as seen: a one-block loop branches to it.
+            waiting = Some(line);
+            continue;
+        }
+        let targets = || line.split("label %").skip(1).map(|t| t.split([',', ' ']).next().unwrap_or("").trim_matches('"'));
+        let backward = line.trim_start().starts_with("br ") && targets().any(|t| labels.iter().any(|l| l == t));
+        if backward && let Some(_marker) = waiting.take() {
+            if line.contains("!llvm.loop") {
+                return Err(format!("the {NO_UNROLL_MARKER} loop already has loop metadata: {line}"));
+            }
+            loops += 1;
+            out.push(format!("{line}, !llvm.loop !{}", NO_UNROLL_FIRST_NODE + 2 * loops));
+            continue;
+        }
+        out.push(line);
+    }
+    if let Some(marker) = waiting {
+        return Err(format!("no loop branch after the {NO_UNROLL_MARKER} call: {marker}"));
+    }
+    if loops > 0 {
+        out.push(format!("!{} = !{{!\"llvm.loop.unroll.disable\"}}", NO_UNROLL_FIRST_NODE));
+        for k in 1..=loops {
+            let id = NO_UNROLL_FIRST_NODE + 2 * k;
+            out.push(format!("!{id} = distinct !{{!{id}, !{}}}", NO_UNROLL_FIRST_NODE));
+        }
+    }
+    Ok(out)
+}
+
+/// First number of the metadata nodes [`disable_unrolling`] adds, past
+/// rustc's own.
+const NO_UNROLL_FIRST_NODE: u32 = 970000;
 
 /// The arguments of a call, from just after its `(`: split at the commas
 /// outside parentheses, up to the matching `)`.
@@ -653,6 +723,37 @@ declare void @__omprt_assume_u32_eq(ptr noundef, i32 noundef) unnamed_addr #1\n"
         // Anything but a plain call of the marker is an error, not a silent drop.
         let odd = "define internal void @g() {\n  store ptr @__omprt_assume_u32_eq(ptr null, i32 1), ptr null\n  ret void\n}\n";
         assert!(rewrite(odd, &[], &[]).is_err());
+    }
+
+    #[test]
+    fn no_unroll_markers_disable_unrolling_of_their_loop() {
+        let ir = [
+            "define internal void @f(i32 %n) {",
+            "start:",
+            "  br label %bb2",
+            "bb2:                                              ; preds = %bb2, %start",
+            "  %i = phi i32 [ 0, %start ], [ %j, %bb2 ]",
+            "  tail call void @__omprt_no_unroll() #1",
+            "  %j = add i32 %i, 1",
+            "  %c = icmp ult i32 %j, %n",
+            "  br i1 %c, label %bb2, label %\"bb3.i\"",
+            "",
+            "\"bb3.i\":",
+            "  br label %bb4",
+            "bb4:",
+            "  ret void",
+            "}",
+            "declare void @__omprt_no_unroll() unnamed_addr #1",
+        ]
+        .join("\n");
+        let (out, _) = rewrite(&ir, &[], &[]).unwrap();
+        assert!(!out.contains(NO_UNROLL_MARKER), "{out}");
+        assert!(out.contains("  br i1 %c, label %bb2, label %\"bb3.i\", !llvm.loop !970002\n"), "{out}");
+        assert!(out.contains("  br label %bb4\n"), "{out}");
+        assert!(out.contains("!970000 = !{!\"llvm.loop.unroll.disable\"}\n!970002 = distinct !{!970002, !970000}\n"), "{out}");
+        // A marker with no loop around it is an error, not a silent drop.
+        let straight = ["define internal void @g() {", "start:", "  call void @__omprt_no_unroll()", "  br label %bb1", "bb1:", "  ret void", "}"].join("\n");
+        assert!(rewrite(&straight, &[], &[]).is_err());
     }
 
     #[test]

@@ -51,6 +51,8 @@ unsafe extern "C" {
     fn shfl_sync_down_i32(mask: i32, value: i32, delta: i32, clamp: i32) -> i32;
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn shfl_sync_idx_i32(mask: i32, value: i32, lane: i32, clamp: i32) -> i32;
+    #[link_name = "llvm.nvvm.isspacep.shared"]
+    fn isspacep_shared(p: *const u8) -> bool;
     #[link_name = "llvm.nvvm.vote.ballot.sync"]
     fn vote_ballot_sync(mask: i32, pred: bool) -> i32;
     #[link_name = "llvm.nvvm.membar.cta"]
@@ -77,6 +79,11 @@ unsafe extern "C" {
     /// never reaches a user's link.
     #[link_name = "__omprt_assume_u32_eq"]
     fn assume_u32_eq_marker(p: *const u32, v: u32);
+
+    /// Taken out by xtask's IR rewrite (`NO_UNROLL_MARKER`), which marks the
+    /// loop around the call not to be unrolled; never reaches a user's link.
+    #[link_name = "__omprt_no_unroll"]
+    fn no_unroll_marker();
 
     /// The block's dynamic shared memory (CUDA's `extern __shared__` array):
     /// xtask's IR rewrite declares it `external addrspace(3)`, align 16
@@ -169,6 +176,14 @@ pub fn dynamic_shared_base() -> *mut u8 {
     (&raw const DYNAMIC_SHARED).cast::<u8>().cast_mut()
 }
 
+/// Whether `p` points into the block's shared memory. LLVM folds the test
+/// where it sees that `p` is the address of a shared variable.
+#[inline(always)]
+pub fn is_shared_address(p: *const u8) -> bool {
+    // SAFETY: reads no memory.
+    unsafe { isspacep_shared(p) }
+}
+
 /// States for the optimizer that the `u32` at `p` holds `v` here, as seen by
 /// every thread reaching this point. openmp-opt uses such facts about shared
 /// memory that a single thread wrote (upstream states them with assertions).
@@ -179,6 +194,14 @@ pub fn dynamic_shared_base() -> *mut u8 {
 pub unsafe fn assume_u32_eq(p: *const u32, v: u32) {
     // SAFETY: forwarded from the caller; the marker has no run-time effect.
     unsafe { assume_u32_eq_marker(p, v) }
+}
+
+/// Called in a loop's body: neither LLVM nor ptxas unrolls the loop in the
+/// user's compile (where the runtime's loops are inlined into kernels).
+#[inline(always)]
+pub fn no_unroll() {
+    // SAFETY: the marker has no run-time effect.
+    unsafe { no_unroll_marker() }
 }
 
 /// `bar.sync 0`: every thread of the block, converged, arrives.

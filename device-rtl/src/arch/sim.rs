@@ -306,6 +306,8 @@ pub unsafe fn assume_u32_eq(p: *const u32, v: u32) {
     let seen = unsafe { p.read_volatile() };
     assert_eq!(seen, v, "omprt: a fact stated to the optimizer does not hold");
 }
+/// Unrolling is the compiler's business; nothing to simulate.
+pub fn no_unroll() {}
 pub fn sync_threads_unaligned(_id: u32) {
     sync_threads_aligned()
 }
@@ -527,6 +529,16 @@ pub fn dynamic_shared_bytes() -> u32 {
 }
 pub fn dynamic_shared_base() -> *mut u8 {
     with(|t| t.block.dynamic.0.as_ptr().cast_mut().cast::<u8>())
+}
+
+/// The block's shared memory is its `Block` (the runtime's statics) and its
+/// dynamic shared memory.
+pub fn is_shared_address(p: *const u8) -> bool {
+    with(|t| {
+        let within = |start: *const u8, bytes: usize| (start as usize..start as usize + bytes).contains(&(p as usize));
+        within(Arc::as_ptr(&t.block).cast(), size_of::<Block>())
+            || within(t.block.dynamic.0.as_ptr().cast(), t.block.dynamic.0.len() * size_of::<u128>())
+    })
 }
 
 /// Simulated lanes do not run in lockstep, so each caller adds on its own;
