@@ -282,17 +282,18 @@ fn spmd_kernel_in_a_mixed_file_makes_no_call() {
 /// test that says so must fold in files with kernels of both modes too
 /// (large_strides.c), by the reduce list naming a shared variable, or clang's
 /// copy callback and its 128-byte buffer stay (192 -> 64 bytes of shared
-/// memory; LLVM 19: 72). The master's loop over the records carries ptxas's
-/// `nounroll` (the `__omprt_no_unroll` marker): unrolled, the kernel took 48
-/// registers, not 26 (LLVM 19: 31; 2026-11-25).
+/// memory; LLVM 19: 72). The master's loop over the records is unrolled twice
+/// by LLVM and then carries ptxas's `nounroll` (the `__omprt_unroll_twice`
+/// marker): unrolled by ptxas, the kernel took 48 registers, not 26 (LLVM 19:
+/// 31; 2026-11-25).
 #[test]
-fn spmdized_teams_reduction_folds_on_the_master_without_unrolling() {
+fn spmdized_teams_reduction_folds_on_the_master_unrolled_twice() {
     let dir = scratch_dir("teams-fold");
     let (ptx, text) = corpus_ptx("large_strides.c", &dir);
     let body = kernel_body(&text, &ptx, |name| name.ends_with("_l12"));
     assert!(body.contains("atom.global.add"), "not the teams reduction's kernel: {}", ptx.display());
     assert!(!body.contains("data_transfer_temporary_storage"), "the team fold (clang's copy callback) stayed in {}", ptx.display());
-    assert!(body.contains(".pragma \"nounroll\""), "the master's fold loop may be unrolled: {}", ptx.display());
+    assert!(body.contains(".pragma \"nounroll\""), "ptxas may unroll the master's fold loop: {}", ptx.display());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -28,9 +28,10 @@
 //!   fact the runtime states about shared memory, for openmp-opt in the user's compile.
 //!   Written as `llvm.assume` in Rust, rustc's own pipeline drops it (the load has no
 //!   other use) before clang ever sees it;
-//! * each call of the marker [`NO_UNROLL_MARKER`] goes, and the loop around it
-//!   gets `llvm.loop.unroll.disable`: neither LLVM nor ptxas (the NVPTX
-//!   backend writes `.pragma "nounroll"`) unrolls it in the user's compile;
+//! * each call of the marker [`UNROLL_TWICE_MARKER`] goes, and the loop around
+//!   it gets `llvm.loop.unroll.count` 2: in the user's compile LLVM unrolls it
+//!   twice and marks the result not to be unrolled, for which the NVPTX
+//!   backend writes `.pragma "nounroll"`, so ptxas does not unroll it further;
 //! * the functions openmp-opt may add calls to (`KEEP_LINKED`) go into
 //!   `@llvm.compiler.used`: clang links the runtime in with "only needed"
 //!   before openmp-opt runs, so without it they were left out, and the calls
@@ -60,9 +61,9 @@ pub const INLINE_WHEN_OPTIMIZING_SECTION: &str = ".omprt.inline_when_optimizing"
 /// the pointer holds the value there (`arch::nvptx::assume_u32_eq`).
 pub const ASSUME_MARKER: &str = "__omprt_assume_u32_eq";
 
-/// The function the runtime calls, `()`, inside a loop that must not be
-/// unrolled (`arch::nvptx::no_unroll`).
-pub const NO_UNROLL_MARKER: &str = "__omprt_no_unroll";
+/// The function the runtime calls, `()`, inside a loop to be unrolled twice
+/// and no more (`arch::nvptx::unroll_twice`).
+pub const UNROLL_TWICE_MARKER: &str = "__omprt_unroll_twice";
 
 /// Functions openmp-opt adds calls to after clang has linked the runtime in
 /// (SPMD-ization guards, custom state machines, folded queries): kept in
@@ -138,7 +139,7 @@ pub fn rewrite(ir: &str, config_globals: &[&str], keep: &[&str]) -> Result<(Stri
     let lines = release_noinline(lines, ALWAYS_INLINE_LATER_SECTION, "alwaysinline", 95000);
     let lines = release_noinline(lines, INLINE_WHEN_OPTIMIZING_SECTION, "inlinehint", 96000);
     let lines = expand_assumes(lines)?;
-    let lines = disable_unrolling(lines)?;
+    let lines = unroll_twice(lines)?;
     let lines: Vec<String> = lines.into_iter().map(|l| scope_atomic(&l)).collect();
     // Rewrite uses after all definitions are known (uses may precede them).
     let mut out = String::with_capacity(ir.len() + 4096);
@@ -281,12 +282,12 @@ fn expand_assumes(lines: Vec<String>) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// Removes each call of [`NO_UNROLL_MARKER`] and its declaration, and gives
-/// the loop around the call `llvm.loop.unroll.disable`: the marker's loop is
+/// Removes each call of [`UNROLL_TWICE_MARKER`] and its declaration, and gives
+/// the loop around the call `llvm.loop.unroll.count` 2: the marker's loop is
 /// the first branch after it back to a block at or before it (rustc lays a
 /// loop's body out after its header).
-fn disable_unrolling(lines: Vec<String>) -> Result<Vec<String>> {
-    let call = format!("@{NO_UNROLL_MARKER}(");
+fn unroll_twice(lines: Vec<String>) -> Result<Vec<String>> {
+    let call = format!("@{UNROLL_TWICE_MARKER}(");
     let mut out: Vec<String> = Vec::with_capacity(lines.len());
     // Labels of the current function so far, and whether a marker waits for its loop's branch.
     let mut labels: Vec<String> = Vec::new();
@@ -295,7 +296,7 @@ fn disable_unrolling(lines: Vec<String>) -> Result<Vec<String>> {
     for line in lines {
         if line.starts_with("define ") {
             if let Some(marker) = waiting.take() {
-                return Err(format!("no loop branch after the {NO_UNROLL_MARKER} call: {marker}"));
+                return Err(format!("no loop branch after the {UNROLL_TWICE_MARKER} call: {marker}"));
             }
             labels.clear();
             labels.push("start".to_string());
@@ -308,7 +309,7 @@ fn disable_unrolling(lines: Vec<String>) -> Result<Vec<String>> {
             }
             let is_call = line.starts_with(' ') && line.trim_start().trim_start_matches("tail ").starts_with("call void @");
             if !is_call || waiting.is_some() {
-                return Err(format!("cannot take the {NO_UNROLL_MARKER} call out of: {line}"));
+                return Err(format!("cannot take the {UNROLL_TWICE_MARKER} call out of: {line}"));
             }
             // The marker's block counts as seen: a one-block loop branches to it.
             waiting = Some(line);
@@ -318,30 +319,30 @@ fn disable_unrolling(lines: Vec<String>) -> Result<Vec<String>> {
         let backward = line.trim_start().starts_with("br ") && targets().any(|t| labels.iter().any(|l| l == t));
         if backward && let Some(_marker) = waiting.take() {
             if line.contains("!llvm.loop") {
-                return Err(format!("the {NO_UNROLL_MARKER} loop already has loop metadata: {line}"));
+                return Err(format!("the {UNROLL_TWICE_MARKER} loop already has loop metadata: {line}"));
             }
             loops += 1;
-            out.push(format!("{line}, !llvm.loop !{}", NO_UNROLL_FIRST_NODE + 2 * loops));
+            out.push(format!("{line}, !llvm.loop !{}", UNROLL_TWICE_FIRST_NODE + 2 * loops));
             continue;
         }
         out.push(line);
     }
     if let Some(marker) = waiting {
-        return Err(format!("no loop branch after the {NO_UNROLL_MARKER} call: {marker}"));
+        return Err(format!("no loop branch after the {UNROLL_TWICE_MARKER} call: {marker}"));
     }
     if loops > 0 {
-        out.push(format!("!{} = !{{!\"llvm.loop.unroll.disable\"}}", NO_UNROLL_FIRST_NODE));
+        out.push(format!("!{} = !{{!\"llvm.loop.unroll.count\", i32 2}}", UNROLL_TWICE_FIRST_NODE));
         for k in 1..=loops {
-            let id = NO_UNROLL_FIRST_NODE + 2 * k;
-            out.push(format!("!{id} = distinct !{{!{id}, !{}}}", NO_UNROLL_FIRST_NODE));
+            let id = UNROLL_TWICE_FIRST_NODE + 2 * k;
+            out.push(format!("!{id} = distinct !{{!{id}, !{}}}", UNROLL_TWICE_FIRST_NODE));
         }
     }
     Ok(out)
 }
 
-/// First number of the metadata nodes [`disable_unrolling`] adds, past
+/// First number of the metadata nodes [`unroll_twice`] adds, past
 /// rustc's own.
-const NO_UNROLL_FIRST_NODE: u32 = 970000;
+const UNROLL_TWICE_FIRST_NODE: u32 = 970000;
 
 /// The arguments of a call, from just after its `(`: split at the commas
 /// outside parentheses, up to the matching `)`.
@@ -726,14 +727,14 @@ declare void @__omprt_assume_u32_eq(ptr noundef, i32 noundef) unnamed_addr #1\n"
     }
 
     #[test]
-    fn no_unroll_markers_disable_unrolling_of_their_loop() {
+    fn unroll_twice_markers_set_the_unroll_count_of_their_loop() {
         let ir = [
             "define internal void @f(i32 %n) {",
             "start:",
             "  br label %bb2",
             "bb2:                                              ; preds = %bb2, %start",
             "  %i = phi i32 [ 0, %start ], [ %j, %bb2 ]",
-            "  tail call void @__omprt_no_unroll() #1",
+            "  tail call void @__omprt_unroll_twice() #1",
             "  %j = add i32 %i, 1",
             "  %c = icmp ult i32 %j, %n",
             "  br i1 %c, label %bb2, label %\"bb3.i\"",
@@ -743,16 +744,16 @@ declare void @__omprt_assume_u32_eq(ptr noundef, i32 noundef) unnamed_addr #1\n"
             "bb4:",
             "  ret void",
             "}",
-            "declare void @__omprt_no_unroll() unnamed_addr #1",
+            "declare void @__omprt_unroll_twice() unnamed_addr #1",
         ]
         .join("\n");
         let (out, _) = rewrite(&ir, &[], &[]).unwrap();
-        assert!(!out.contains(NO_UNROLL_MARKER), "{out}");
+        assert!(!out.contains(UNROLL_TWICE_MARKER), "{out}");
         assert!(out.contains("  br i1 %c, label %bb2, label %\"bb3.i\", !llvm.loop !970002\n"), "{out}");
         assert!(out.contains("  br label %bb4\n"), "{out}");
-        assert!(out.contains("!970000 = !{!\"llvm.loop.unroll.disable\"}\n!970002 = distinct !{!970002, !970000}\n"), "{out}");
+        assert!(out.contains("!970000 = !{!\"llvm.loop.unroll.count\", i32 2}\n!970002 = distinct !{!970002, !970000}\n"), "{out}");
         // A marker with no loop around it is an error, not a silent drop.
-        let straight = ["define internal void @g() {", "start:", "  call void @__omprt_no_unroll()", "  br label %bb1", "bb1:", "  ret void", "}"].join("\n");
+        let straight = ["define internal void @g() {", "start:", "  call void @__omprt_unroll_twice()", "  br label %bb1", "bb1:", "  ret void", "}"].join("\n");
         assert!(rewrite(&straight, &[], &[]).is_err());
     }
 

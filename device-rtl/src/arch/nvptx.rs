@@ -80,10 +80,11 @@ unsafe extern "C" {
     #[link_name = "__omprt_assume_u32_eq"]
     fn assume_u32_eq_marker(p: *const u32, v: u32);
 
-    /// Taken out by xtask's IR rewrite (`NO_UNROLL_MARKER`), which marks the
-    /// loop around the call not to be unrolled; never reaches a user's link.
-    #[link_name = "__omprt_no_unroll"]
-    fn no_unroll_marker();
+    /// Taken out by xtask's IR rewrite (`UNROLL_TWICE_MARKER`), which marks
+    /// the loop around the call to be unrolled twice, no more; never reaches
+    /// a user's link.
+    #[link_name = "__omprt_unroll_twice"]
+    fn unroll_twice_marker();
 
     /// The block's dynamic shared memory (CUDA's `extern __shared__` array):
     /// xtask's IR rewrite declares it `external addrspace(3)`, align 16
@@ -196,12 +197,12 @@ pub unsafe fn assume_u32_eq(p: *const u32, v: u32) {
     unsafe { assume_u32_eq_marker(p, v) }
 }
 
-/// Called in a loop's body: neither LLVM nor ptxas unrolls the loop in the
-/// user's compile (where the runtime's loops are inlined into kernels).
+/// Called in a loop's body: in the user's compile (where the runtime's loops
+/// are inlined into kernels) LLVM unrolls the loop twice and ptxas no further.
 #[inline(always)]
-pub fn no_unroll() {
+pub fn unroll_twice() {
     // SAFETY: the marker has no run-time effect.
-    unsafe { no_unroll_marker() }
+    unsafe { unroll_twice_marker() }
 }
 
 /// `bar.sync 0`: every thread of the block, converged, arrives.

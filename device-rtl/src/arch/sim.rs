@@ -307,7 +307,7 @@ pub unsafe fn assume_u32_eq(p: *const u32, v: u32) {
     assert_eq!(seen, v, "omprt: a fact stated to the optimizer does not hold");
 }
 /// Unrolling is the compiler's business; nothing to simulate.
-pub fn no_unroll() {}
+pub fn unroll_twice() {}
 pub fn sync_threads_unaligned(_id: u32) {
     sync_threads_aligned()
 }
