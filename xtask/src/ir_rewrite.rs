@@ -266,7 +266,7 @@ fn expand_assumes(lines: Vec<String>) -> Result<Vec<String>> {
             continue;
         }
         let bad = || format!("cannot expand the {ASSUME_MARKER} call in: {line}");
-        let is_call = line.starts_with(' ') && line[..at].trim_start().trim_start_matches("tail ").starts_with("call void ");
+        let is_call = is_void_call_at(&line, at);
         let args = call_arguments(&line[at + call.len()..]).filter(|_| is_call).ok_or_else(bad)?;
         let [ptr, value] = args.as_slice() else { return Err(bad()) };
         let (ptr, value) = (operand(ptr, "ptr").ok_or_else(bad)?, operand(value, "i32").ok_or_else(bad)?);
@@ -299,16 +299,14 @@ fn unroll_twice(lines: Vec<String>) -> Result<Vec<String>> {
                 return Err(format!("no loop branch after the {UNROLL_TWICE_MARKER} call: {marker}"));
             }
             labels.clear();
-            labels.push("start".to_string());
         } else if let Some(label) = line.split_once(':').filter(|(l, _)| !l.starts_with(' ') && !l.is_empty()).map(|(l, _)| l) {
             labels.push(label.trim_matches('"').to_string());
         }
-        if line.contains(&call) {
+        if let Some(at) = line.find(&call) {
             if line.starts_with("declare ") {
                 continue;
             }
-            let is_call = line.starts_with(' ') && line.trim_start().trim_start_matches("tail ").starts_with("call void @");
-            if !is_call || waiting.is_some() {
+            if !is_void_call_at(&line, at) || waiting.is_some() {
                 return Err(format!("cannot take the {UNROLL_TWICE_MARKER} call out of: {line}"));
             }
             // The marker's block counts as seen: a one-block loop branches to it.
@@ -343,6 +341,12 @@ fn unroll_twice(lines: Vec<String>) -> Result<Vec<String>> {
 /// First number of the metadata nodes [`unroll_twice`] adds, past
 /// rustc's own.
 const UNROLL_TWICE_FIRST_NODE: u32 = 970000;
+
+/// Whether `line` is an instruction that is nothing but a plain (or `tail`)
+/// call of the `void` function whose `@` is at `at`.
+fn is_void_call_at(line: &str, at: usize) -> bool {
+    line.starts_with(' ') && line[..at].trim_start().trim_start_matches("tail ").starts_with("call void ")
+}
 
 /// The arguments of a call, from just after its `(`: split at the commas
 /// outside parentheses, up to the matching `)`.
