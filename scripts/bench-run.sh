@@ -8,8 +8,10 @@
 # median time per rep of each, the ratios omprt/LLVM19 and omprt/GCC (above 1:
 # omprt is slower), GB/s where a benchmark moves a known number of bytes, and
 # validity. Writes the table to ${OUT:-bundle}/bench.txt and the raw lines to
-# bench-raw.txt. BENCH_REPS / BENCH_WARMUP go to the programs; BENCH_TIMEOUT
-# (default 300) bounds each run in seconds.
+# bench-raw.txt. Where CUDA's ncu is found (PATH or /usr/local/cuda/bin), it
+# adds each kernel's own time per runtime (BENCH_NCU=0: not). BENCH_REPS /
+# BENCH_WARMUP go to the programs; BENCH_TIMEOUT (default 300) bounds each run
+# in seconds.
 # Without a GPU it says so and exits 0; BENCH_HOST_FALLBACK=1 runs the host
 # fallback instead (small sizes; tests the plumbing, measures no GPU runtime).
 set -uo pipefail
@@ -37,6 +39,12 @@ runtimes="omprt llvm19 gcc"
 raw="$out/bench-raw.txt"
 : >"$raw"
 
+# LLVM 19's dispatch allocates a record per thread from the device heap: with
+# CUDA's default 8 MiB, sched.c's dynamic and guided kernels (262144 threads)
+# run out, and the record write faults (compute-sanitizer: a write to 0x28).
+llvm19_heap=$((1 << 30))
+heap_for() { [ "$1" = llvm19 ] && echo "LIBOMPTARGET_HEAP_SIZE=$llvm19_heap"; }
+
 run_one() { # runtime program bench -> appends "rt bench seconds valid bytes rc" to $raw
     local rt=$1 prog=$2 name=$3 exe="$here/bin/$2.$1" output rc line
     if [ ! -x "$exe" ]; then
@@ -45,7 +53,7 @@ run_one() { # runtime program bench -> appends "rt bench seconds valid bytes rc"
     if [ $host_fallback = 1 ]; then
         output=$(env -u OMP_TARGET_OFFLOAD LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
     else
-        output=$(OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
+        output=$(env $(heap_for "$rt") OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
     fi
     line=$(echo "$output" | awk -v n="$name" '$1 == "bench" && $2 == n {print $3, $4, $5; exit}')
     if [ $rc -eq 0 ] && [ -n "$line" ]; then
@@ -64,6 +72,45 @@ for r in $(seq "$rounds"); do
     done
 done
 
+# Kernel time alone (no host runtime's launch cost), when CUDA's profiler is
+# there (BENCH_NCU=0 skips it): ncu's gpu__time_duration of each launch of
+# one process per benchmark and runtime (1 warm-up + 10 reps), median.
+ncu_table="$out/bench-ncu.txt"
+: >"$ncu_table"
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+if [ $host_fallback = 0 ] && [ "${BENCH_NCU:-1}" != 0 ] && [ -n "$ncu" ]; then
+    ncu_raw="$out/bench-ncu-raw.txt"
+    : >"$ncu_raw"
+    for b in $benches; do
+        for rt in $runtimes; do
+            exe="$here/bin/${b%%:*}.$rt"
+            [ -x "$exe" ] || continue
+            env $(heap_for "$rt") BENCH_REPS=10 BENCH_WARMUP=1 OMP_TARGET_OFFLOAD=MANDATORY \
+                LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" \
+                "$ncu" --metrics gpu__time_duration.sum --csv --print-units base "$exe" "${b##*:}" 2>/dev/null \
+                | awk -F'","' -v rt="$rt" -v b="${b##*:}" '$13 == "gpu__time_duration.sum" { v = $15; gsub(/[",]/, "", v); print rt, b, v }' >>"$ncu_raw"
+        done
+    done
+    awk -v benches="$benches" '
+        function median(list,   a, n, i, j, t) {
+            n = split(list, a, " ")
+            for (i = 2; i <= n; ++i) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; --j) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        { t[$1 " " $2] = t[$1 " " $2] " " $3 }
+        function us(k) { return t[k] == "" ? "-" : sprintf("%.1f", median(t[k]) / 1000) }
+        function ratio(a, b) { return (t[a] != "" && t[b] != "") ? sprintf("%.4g", median(t[a]) / median(t[b])) : "-" }
+        END {
+            print "kernel time (ncu gpu__time_duration, median of the launches of one run: 1 warm-up + 10 reps)"
+            printf "%-17s %12s %12s %12s %12s %10s\n", "benchmark", "omprt us", "LLVM19 us", "GCC us", "omprt/LLVM19", "omprt/GCC"
+            nb = split(benches, B, " ")
+            for (i = 1; i <= nb; ++i) {
+                b = B[i]; sub(/.*:/, "", b)
+                printf "%-17s %12s %12s %12s %12s %10s\n", b, us("omprt " b), us("llvm19 " b), us("gcc " b), ratio("omprt " b, "llvm19 " b), ratio("omprt " b, "gcc " b)
+            }
+        }' "$ncu_raw" >"$ncu_table"
+fi
+
 if [ $host_fallback = 1 ]; then
     device="none (HOST FALLBACK: these times measure the host, not any GPU runtime)"
 else
@@ -75,6 +122,7 @@ summary="$out/bench.txt"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "device: $device"
     echo "rounds: $rounds (interleaved; median shown), reps per run: ${BENCH_REPS:-20}, warm-up: ${BENCH_WARMUP:-3}${BENCH_SHRINK:+, sizes / 2^$BENCH_SHRINK}"
+    echo "LLVM 19 runs with LIBOMPTARGET_HEAP_SIZE=$llvm19_heap (its dynamic/guided loops fault with the default device heap)"
     sed 's/^/build: /' "$here/BUILD.txt" | grep -v '^build: carried'
     echo
     awk -v benches="$benches" -v runtimes="$runtimes" '
@@ -125,5 +173,6 @@ summary="$out/bench.txt"
     echo
     echo "ms: median time per rep; !: some rounds invalid; FAIL(n): exit status n (124: timeout); failures:"
     grep '^#' "$raw" | sort -u | head -40
+    [ -s "$ncu_table" ] && { echo; cat "$ncu_table"; }
 } >"$summary"
 cat "$summary"

@@ -22,7 +22,7 @@ summary="$out/gpu-summary.txt"
     echo "host runtime: Debian libomptarget.so.22.1; device runtime: omprt"
 } >"$summary"
 pass=0; fail=0
-for exe in "$here"/corpus/*.O0 "$here"/corpus/*.O2; do
+for exe in "$here"/corpus/*.O0 "$here"/corpus/*.O2 "$here"/corpus/*.O2lto; do
     name=$(basename "$exe")
     expected="$here/corpus/${name%.*}.expected"
     actual=$(timeout 120 "$exe" 2>&1); rc=$?

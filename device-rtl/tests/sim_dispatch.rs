@@ -254,6 +254,47 @@ fn generic_mode_workers_share_the_loop() {
     }
 }
 
+/// The chunks of a guided loop, in the order of their starts.
+static GUIDED_CHUNKS: Mutex<Vec<(i64, i64)>> = Mutex::new(Vec::new());
+
+extern "C-unwind" fn record_guided_chunks(_g: *mut i32, _b: *mut i32, _job: *mut c_void) {
+    i64::init(GUIDED, 0, 9999, 1, 3);
+    let (mut last, mut lb, mut ub, mut st) = (0, 0i64, 0i64, 1i64);
+    while unsafe { i64::next(&mut last, &mut lb, &mut ub, &mut st) } != 0 {
+        GUIDED_CHUNKS.lock().unwrap().push((lb, ub));
+    }
+    __kmpc_dispatch_deinit(std::ptr::null(), 0);
+}
+
+/// `schedule(guided, 3)` over 10000 iterations and 16 threads: each chunk is
+/// what is left after its start, shifted right by log2(2 x 16) = 5, but at
+/// least 3 (and at most what is left). Once that is the minimum, the team
+/// takes chunks the way a dynamic loop does; their sizes must not change.
+#[test]
+fn guided_chunks_shrink_to_the_minimum_and_stay_there() {
+    let env = Shared(kernel_env(ExecMode::SPMD, 16));
+    sim::launch(1, 16, || unsafe {
+        if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+            return;
+        }
+        let mut args = [std::ptr::null_mut::<c_void>()];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, record_guided_chunks as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        __kmpc_target_deinit();
+    });
+    let mut chunks = std::mem::take(&mut *GUIDED_CHUNKS.lock().unwrap());
+    chunks.sort();
+    let mut next = 0;
+    for &(lb, ub) in &chunks {
+        assert_eq!(lb, next, "chunks {chunks:?}");
+        let left_minus_one = 9999 - lb;
+        assert_eq!(ub - lb + 1, ((left_minus_one >> 5).max(3)).min(left_minus_one + 1), "chunk [{lb}, {ub}]");
+        next = ub + 1;
+    }
+    assert_eq!(next, 10000, "chunks {chunks:?}");
+    let at_minimum = chunks.iter().filter(|(lb, ub)| ub - lb + 1 == 3).count();
+    assert!(at_minimum > 16 && at_minimum < chunks.len() - 16, "both kinds of chunk: {chunks:?}");
+}
+
 #[test]
 fn consecutive_nowait_loops_reuse_the_team_record() {
     let loops: Vec<Loop> = (0..6)

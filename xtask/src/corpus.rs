@@ -3,7 +3,8 @@
 //!
 //! For each program and optimisation level this
 //! * builds the offload executable for sm_90 (device link through
-//!   `clang-nvlink-wrapper`: an unresolved runtime symbol fails here);
+//!   `clang-nvlink-wrapper`: an unresolved runtime symbol fails here), and at
+//!   -O2 also one with `-foffload-lto`;
 //! * compiles the device code for every arch in [`ARCHS`] to a cubin, which
 //!   runs ptxas for that arch, and checks the cubin has no undefined symbol
 //!   beyond what the CUDA toolchain provides;
@@ -69,7 +70,8 @@ impl Summary {
         let mut s = String::new();
         for b in &self.builds {
             let status = if b.failures.is_empty() { "ok".to_string() } else { "FAILED".to_string() };
-            s += &format!("{:<20} {:<4} link {LINK_ARCH} + ptxas {}: {status}\n", b.program, b.opt, ARCHS.join("/"));
+            let lto = if b.opt == "-O2" { " (and -foffload-lto)" } else { "" };
+            s += &format!("{:<20} {:<4} link {LINK_ARCH}{lto} + ptxas {}: {status}\n", b.program, b.opt, ARCHS.join("/"));
             for (what, err) in &b.failures {
                 s += &format!("    {what}: {}\n", err.lines().take(12).collect::<Vec<_>>().join("\n    "));
             }
@@ -106,6 +108,18 @@ pub fn build_executable(src: &Path, opt: &str, out: &Path) -> Result<PathBuf> {
     let name = src.file_stem().unwrap().to_string_lossy();
     let exe = out.join(format!("{name}.{}", opt.trim_start_matches('-')));
     tools::run(Command::new(compiler_for(src)?).arg(opt).args(user_flags(LINK_ARCH)?).arg(src).arg("-o").arg(&exe))?;
+    Ok(exe)
+}
+
+/// Compiles and links `src` at -O2 with `-foffload-lto` into
+/// `out/<name>.O2lto`: the device code stays bitcode until the link, and the
+/// runtime comes from `libompdevice.a` alone.
+pub fn build_lto_executable(src: &Path, out: &Path) -> Result<PathBuf> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let exe = out.join(format!("{name}.O2lto"));
+    tools::run(
+        Command::new(compiler_for(src)?).args(["-O2", "-foffload-lto"]).args(user_flags(LINK_ARCH)?).arg(src).arg("-o").arg(&exe),
+    )?;
     Ok(exe)
 }
 
@@ -209,6 +223,11 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
                 if let Err(e) = check_device_object(&src, opt, arch, &opts.out, &runtime_exports) {
                     failures.push((format!("ptxas {arch}"), e));
                 }
+            }
+            if opt == "-O2"
+                && let Err(e) = build_lto_executable(&src, &opts.out)
+            {
+                failures.push((format!("link {LINK_ARCH} -foffload-lto"), e));
             }
             let needed = match needed_symbols(&src, opt, &opts.out) {
                 Ok(n) => n,

@@ -84,9 +84,25 @@ pub fn build() -> Result<Artifacts> {
         extract.arg(format!("--func={f}"));
     }
     tools::run(extract.arg("--recursive").arg(&bitcode).arg("-o").arg(&stateless))?;
+    // With `-foffload-lto` clang links no bitcode at compile time: the whole
+    // runtime comes from the archive, in a member of its own that leaves the
+    // stateless functions to the member above. Nothing else in it is called
+    // from a cubin of the default compile, so nvlink never takes it there.
+    let lto_ll = out.join("libompdevice-lto.ll");
+    std::fs::write(&lto_ll, ir_rewrite::for_lto(&ir)).map_err(|e| format!("cannot write {}: {e}", lto_ll.display()))?;
+    let lto_whole = out.join("libompdevice-lto-whole.bc");
+    tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&lto_ll).arg("-o").arg(&lto_whole))?;
+    let lto = out.join("libompdevice-lto.bc");
+    let mut delete = Command::new(tools::llvm_tool("llvm-extract")?);
+    delete.arg("--delete");
+    for f in crate::corpus::STATELESS_RUNTIME_FUNCTIONS {
+        delete.arg(format!("--func={f}"));
+    }
+    tools::run(delete.arg(&lto_whole).arg("-o").arg(&lto))?;
+    let _ = std::fs::remove_file(&lto_whole);
     let archive = out.join("libompdevice.a");
     let _ = std::fs::remove_file(&archive);
-    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless))?;
+    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless).arg(&lto))?;
     Ok(Artifacts { bitcode, archive, report })
 }
 

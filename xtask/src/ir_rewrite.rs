@@ -533,6 +533,30 @@ fn strip_target_attributes(line: &str) -> String {
     out.replace("  ", " ")
 }
 
+/// The runtime for `-foffload-lto`, where it is linked from `libompdevice.a`
+/// after the user's compile: the exported definitions lose the `readnone` of
+/// their parameters. rustc marks an unused pointer parameter `readnone`;
+/// openmp-opt, in the LTO link, adds `OMPKinds.def`'s attributes to the
+/// runtime functions it finds defined, `writeonly` or `readonly` among them,
+/// and the verifier rejects the pair (`omp_get_place_proc_ids`: "Attributes
+/// 'readnone and writeonly' are incompatible", the link aborts). In the
+/// default compile the runtime is internalised into the user's module first
+/// and openmp-opt leaves it alone.
+pub fn for_lto(ir: &str) -> String {
+    let mut out: String = ir
+        .lines()
+        .map(|line| match line.strip_prefix("define ") {
+            Some(rest) if !matches!(linkage_of(&rest[..rest.find('@').unwrap_or(0)].split_whitespace().collect::<Vec<_>>()), "private" | "internal") => {
+                line.replace(" readnone", "")
+            }
+            _ => line.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out
+}
+
 /// Linkage keyword of a `define` or global line ("external" when absent).
 fn linkage_of(words: &[&str]) -> &'static str {
     const LINKAGES: [&str; 10] = [
@@ -590,6 +614,17 @@ pub fn check(ir: &str, is_api: &dyn Fn(&str) -> bool) -> Vec<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lto_runtime_keeps_readnone_only_on_internal_definitions() {
+        let ir = "define void @omp_get_place_proc_ids(i32 noundef %p, ptr noundef readnone captures(none) %ids) #0 {\n\
+                  define internal void @helper(ptr readnone %x) #0 {\n\
+                  declare void @ext(ptr readnone)\n";
+        let out = for_lto(ir);
+        assert!(out.contains("@omp_get_place_proc_ids(i32 noundef %p, ptr noundef captures(none) %ids)"), "{out}");
+        assert!(out.contains("@helper(ptr readnone %x)"), "{out}");
+        assert!(out.contains("declare void @ext(ptr readnone)"), "{out}");
+    }
 
     const SAMPLE: &str = r#"@_RNv4TEAM = internal unnamed_addr global [56 x i8] c"\00\01", section ".omprt.shared", align 8
 @__omp_rtl_device_environment = global [48 x i8] zeroinitializer, section ".omprt.constant", align 8

@@ -346,6 +346,20 @@ impl TeamCounters {
     }
     }
 
+    /// Whether the guided loop `lp` is down to chunks of the minimum size (or
+    /// handed out): from there on it is a dynamic loop, and a warp takes its
+    /// chunks with one atomic add ([`Self::grab_dynamic`]) instead of a CAS
+    /// per thread that the whole team retries on one word (a 128-iteration
+    /// share of a 128-thread team took ten times as long as `dynamic, 1` on
+    /// an H100). Asked before the grab, so that the dynamic path the kernel
+    /// has anyway serves, not a copy of it in the CAS loop (+2 registers on
+    /// schedules.c's dispatched kernels, +6 on lastprivate_combined.c l24).
+    fn guided_at_minimum<D: Count>(&self, lp: &LoopSpec) -> bool {
+        let start = self.next.load(Ordering::Relaxed);
+        let chunk = D::from_u64(lp.chunk);
+        start > lp.last || guided_size(D::from_u64(start), D::from_u64(lp.last), u32::from(lp.guided_shift), chunk) <= chunk
+    }
+
     /// Hands out the next chunk of the team's dynamic loop `lp`.
     fn grab_dynamic<D: Count>(&self, lp: &LoopSpec) -> Option<(u64, u64)> {
         if lp.empty {
@@ -490,7 +504,7 @@ pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::
         // write it (ordered.c), and the dynamic kernels took 2 more registers.
         None => {
             let spec = arch::team_loop().read();
-            if spec.kind == Kind::Guided {
+            if spec.kind == Kind::Guided && !arch::team_counters().guided_at_minimum::<T::Unsigned>(spec) {
                 next_guided(spec, plast, plb, pub_, pst)
             } else {
                 next_dynamic(spec, plast, plb, pub_, pst)
@@ -510,7 +524,7 @@ out_of_line_at_o0! {
 /// `next_dynamic`: with it, they needed 59 registers under ptxas -O0.
 fn next_ordered<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     let counters = arch::team_counters();
-    let b = if p.spec.kind == Kind::Guided {
+    let b = if p.spec.kind == Kind::Guided && !counters.guided_at_minimum::<T::Unsigned>(&p.spec) {
         let mut b = 0;
         if !counters.grab_guided::<T::Unsigned>(&p.spec, &mut p.cursor, &mut b) {
             return 0;

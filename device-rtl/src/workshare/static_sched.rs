@@ -77,7 +77,7 @@ pub fn static_balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticCh
     }
     // trip = diff + 1 = q*n + r + 1; derive trip/n and trip%n without forming
     // trip. With n >= 2, q + 1 fits.
-    let (q, r) = (diff.div_nonzero(n), diff.rem_nonzero(n));
+    let (q, r) = diff.div_rem_nonzero(n);
     let (small, extras) = if r + one == n { (q + one, T::Unsigned::ZERO) } else { (q, r + one) };
     let (start, len) = if id < extras { (id * (small + one), small + one) } else { (id * small + extras, small) };
     if len == T::Unsigned::ZERO {
