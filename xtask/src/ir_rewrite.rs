@@ -534,20 +534,27 @@ fn strip_target_attributes(line: &str) -> String {
 }
 
 /// The runtime for `-foffload-lto`, where it is linked from `libompdevice.a`
-/// after the user's compile: the exported definitions lose the `readnone` of
-/// their parameters. rustc marks an unused pointer parameter `readnone`;
-/// openmp-opt, in the LTO link, adds `OMPKinds.def`'s attributes to the
-/// runtime functions it finds defined, `writeonly` or `readonly` among them,
-/// and the verifier rejects the pair (`omp_get_place_proc_ids`: "Attributes
-/// 'readnone and writeonly' are incompatible", the link aborts). In the
-/// default compile the runtime is internalised into the user's module first
-/// and openmp-opt leaves it alone.
+/// after the user's compile. Its exported functions become `hidden`:
+/// clang-nvlink-wrapper keeps every symbol of default visibility visible to
+/// other objects, so the LTO link did not internalise the runtime, and
+/// openmp-opt, which folds the team state only in functions it sees every
+/// call of, folded nothing (sched.c's kernels 48-78 registers, the team state
+/// stored and read back in every kernel; 20-27 hidden). The API stays
+/// callable: hidden only keeps a symbol out of other linkage units, and the
+/// device image is one. They also lose the `readnone` of their parameters:
+/// rustc marks an unused pointer parameter `readnone`; openmp-opt, in the LTO
+/// link, adds `OMPKinds.def`'s attributes to the runtime functions it finds
+/// defined, `writeonly` or `readonly` among them, and the verifier rejects
+/// the pair (`omp_get_place_proc_ids`: "Attributes 'readnone and writeonly'
+/// are incompatible", the link aborts). In the default compile clang links
+/// the runtime into the user's module and internalises it first, and
+/// openmp-opt leaves it alone.
 pub fn for_lto(ir: &str) -> String {
     let mut out: String = ir
         .lines()
         .map(|line| match line.strip_prefix("define ") {
             Some(rest) if !matches!(linkage_of(&rest[..rest.find('@').unwrap_or(0)].split_whitespace().collect::<Vec<_>>()), "private" | "internal") => {
-                line.replace(" readnone", "")
+                format!("define hidden {}", rest.replace(" readnone", ""))
             }
             _ => line.to_string(),
         })
@@ -616,12 +623,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lto_runtime_keeps_readnone_only_on_internal_definitions() {
+    fn lto_runtime_hides_exported_definitions_and_drops_their_readnone() {
         let ir = "define void @omp_get_place_proc_ids(i32 noundef %p, ptr noundef readnone captures(none) %ids) #0 {\n\
                   define internal void @helper(ptr readnone %x) #0 {\n\
                   declare void @ext(ptr readnone)\n";
         let out = for_lto(ir);
-        assert!(out.contains("@omp_get_place_proc_ids(i32 noundef %p, ptr noundef captures(none) %ids)"), "{out}");
+        assert!(out.contains("define hidden void @omp_get_place_proc_ids(i32 noundef %p, ptr noundef captures(none) %ids)"), "{out}");
         assert!(out.contains("@helper(ptr readnone %x)"), "{out}");
         assert!(out.contains("declare void @ext(ptr readnone)"), "{out}");
     }
