@@ -150,22 +150,12 @@ fn program_costs(
 }
 
 /// Compiles `src` at -O2 into `dir` and returns the device PTX with the
-/// runtime linked in: what the compile step keeps with -save-temps
-/// (`--offload-device-only -S` does not link it).
+/// runtime linked in, as clang's `-c` compile makes it
+/// (`corpus::device_ptx`; `--offload-device-only -S` does not link it).
 fn device_ptx(src: &std::path::Path, dir: &std::path::Path) -> (std::path::PathBuf, String) {
     let name = src.file_stem().unwrap().to_string_lossy();
-    tools::run(
-        std::process::Command::new(tools::clang().unwrap())
-            .arg("-O2")
-            .args(corpus::user_flags(corpus::LINK_ARCH).unwrap())
-            .args(["-c", "-save-temps=obj"])
-            .arg(src)
-            .arg("-o")
-            .arg(dir.join(format!("{name}.o"))),
-    )
-    .unwrap();
     let ptx = dir.join(format!("{name}-openmp-nvptx64-nvidia-cuda-{}.s", corpus::LINK_ARCH));
-    let text = std::fs::read_to_string(&ptx).unwrap_or_else(|e| panic!("{}: {e}", ptx.display()));
+    let text = corpus::device_ptx(src, "-O2", &ptx).unwrap_or_else(|e| panic!("{e}"));
     (ptx, text)
 }
 

@@ -111,6 +111,59 @@ pub fn build_executable(src: &Path, opt: &str, out: &Path) -> Result<PathBuf> {
     Ok(exe)
 }
 
+/// The sm_90 PTX clang's `-c` compile of `src` at `opt` makes, written to
+/// `ptx`. Not `-save-temps`: that splits the device compile into two steps,
+/// and both link the runtime bitcode in (two copies of every runtime
+/// function), which changes what openmp-opt folds: the distribute chunk
+/// clang asks `__kmpc_get_hardware_num_threads_in_block` for stayed a
+/// division by `%ntid.x` in sched.c's kernels, where the real compile
+/// divides by the constant 128 (a shift). So this replays the driver's own
+/// commands (`-###`): the host step that writes the IR the device step
+/// reads, then the device step, with its output redirected.
+pub fn device_ptx(src: &Path, opt: &str, ptx: &Path) -> Result<String> {
+    let listing = tools::run(
+        Command::new(compiler_for(src)?).arg(opt).args(user_flags(LINK_ARCH)?).args(["-c", "-###"]).arg(src).arg("-o").arg(ptx.with_extension("o")),
+    )?;
+    let text = String::from_utf8_lossy(&listing.stderr).into_owned() + &String::from_utf8_lossy(&listing.stdout);
+    let commands: Vec<Vec<String>> = text.lines().filter(|l| l.starts_with(" \"")).map(split_quoted).collect();
+    let host = commands
+        .iter()
+        .find(|c| c.iter().any(|a| a == "-emit-llvm-bc") && !c.iter().any(|a| a.starts_with("nvptx64")))
+        .ok_or_else(|| format!("no host IR step in clang's -### listing:\n{text}"))?;
+    let device = commands
+        .iter()
+        .find(|c| c.iter().any(|a| a == "nvptx64-nvidia-cuda") && c.iter().any(|a| a == "-S"))
+        .ok_or_else(|| format!("no device PTX step in clang's -### listing:\n{text}"))?;
+    tools::run(Command::new(&host[0]).args(&host[1..]))?;
+    let mut args = device[1..].to_vec();
+    let at = args.iter().position(|a| a == "-o").ok_or("the device step has no -o")?;
+    args[at + 1] = ptx.to_string_lossy().into_owned();
+    tools::run(Command::new(&device[0]).args(&args))?;
+    std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))
+}
+
+/// The arguments of one line of clang's `-###` listing: each one in double
+/// quotes, a backslash escaping the next character.
+fn split_quoted(line: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut arg = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => arg.extend(chars.next()),
+                '"' => break,
+                _ => arg.push(c),
+            }
+        }
+        args.push(arg);
+    }
+    args
+}
+
 /// Compiles and links `src` at -O2 with `-foffload-lto` into
 /// `out/<name>.O2lto`: the device code stays bitcode until the link, and the
 /// runtime comes from `libompdevice.a` alone.
@@ -252,4 +305,15 @@ pub fn runtime_exports() -> Result<BTreeSet<String>> {
         .collect();
     names.extend(ir.lines().filter_map(crate::ir_rewrite::global_name));
     Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_listing_lines_split_into_arguments() {
+        let line = r#" "/usr/bin/clang" "-cc1" "-o" "/tmp/a b.s" "-DX=\"y\"" "back\\slash""#;
+        assert_eq!(split_quoted(line), ["/usr/bin/clang", "-cc1", "-o", "/tmp/a b.s", "-DX=\"y\"", "back\\slash"]);
+    }
 }
