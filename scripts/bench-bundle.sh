@@ -28,7 +28,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"
 bundle="$root/.bench-bundle"
 src="$root/tests-gpu/bench"
-programs=(stream reduce sched)
+programs=(stream reduce sched generic)
 arch=sm_90
 
 omprt_lib=${OMPRT_LIB_DIR:-$root/target/omprt/lib}

@@ -34,7 +34,7 @@ fi
 libs=$(mktemp -d)
 trap 'rm -rf "$libs"' EXIT
 tar -C "$libs" -xJf "$here/libs.tar.xz" || { echo "omprt bench: cannot unpack libs.tar.xz"; exit 1; }
-benches="stream:copy stream:dot reduce:minmax reduce:teams_sum sched:dynamic1_uneven sched:guided_uneven sched:static_uneven sched:scale_static1 sched:scale_static"
+benches="stream:copy stream:dot reduce:minmax reduce:teams_sum sched:dynamic1_uneven sched:guided_uneven sched:static_uneven sched:scale_static1 sched:scale_static generic:generic_scale generic:generic_scale_few"
 runtimes="omprt llvm19 gcc"
 raw="$out/bench-raw.txt"
 : >"$raw"

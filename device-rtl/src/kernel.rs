@@ -11,7 +11,7 @@
 //!   the kernel; without it they return their id to the compiler's own state
 //!   machine. The other lanes of the main warp return their id and exit.
 //!
-//! Barrier hazard: workers wait in a block barrier (`barrier.sync 8`) that
+//! Barrier hazard: workers wait in a block barrier (`barrier.sync 2`) that
 //! the main thread joins from `__kmpc_parallel_60` or releases by exiting;
 //! exited threads count as arrived, so no thread may wait for a thread that is
 //! already gone.

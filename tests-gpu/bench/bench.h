@@ -1,4 +1,4 @@
-// Shared by the benchmark programs (stream.c, reduce.c, sched.c): which
+// Shared by the benchmark programs (stream.c, reduce.c, sched.c, generic.c): which
 // benchmark to run, sizes and repetitions from the environment, timing, and
 // the machine-readable result line
 //
