@@ -15,28 +15,23 @@
 static inline double block_factor(int b) { return 1.0 + (double)(b % 3) * 0.5; }
 #pragma omp end declare target
 
+// The team's loop over its blocks: sequential code, then one parallel region.
+#define SCALE_BLOCKS(a, c, n)                                                                                          \
+  for (int b = 0; b < (n) / BLOCK; ++b) {                                                                              \
+    double s = block_factor(b);                                                                                        \
+    if (s < 0.0)                                                                                                       \
+      printf("negative factor in block %d\n", b);                                                                      \
+    _Pragma("omp parallel for") for (int i = b * BLOCK; i < (b + 1) * BLOCK; ++i) c[i] = s * a[i];                     \
+  }
+
 static void generic_scale(const double *a, double *c, int n) {
 #pragma omp target teams distribute map(to : a[0 : n]) map(tofrom : c[0 : n])
-  for (int b = 0; b < n / BLOCK; ++b) {
-    double s = block_factor(b);
-    if (s < 0.0)
-      printf("negative factor in block %d\n", b);
-#pragma omp parallel for
-    for (int i = b * BLOCK; i < (b + 1) * BLOCK; ++i)
-      c[i] = s * a[i];
-  }
+  SCALE_BLOCKS(a, c, n)
 }
 
 static void generic_scale_few(const double *a, double *c, int n) {
 #pragma omp target teams distribute num_teams(264) map(to : a[0 : n]) map(tofrom : c[0 : n])
-  for (int b = 0; b < n / BLOCK; ++b) {
-    double s = block_factor(b);
-    if (s < 0.0)
-      printf("negative factor in block %d\n", b);
-#pragma omp parallel for
-    for (int i = b * BLOCK; i < (b + 1) * BLOCK; ++i)
-      c[i] = s * a[i];
-  }
+  SCALE_BLOCKS(a, c, n)
 }
 
 static int check(const double *a, const double *c, int n) {
