@@ -138,7 +138,12 @@ pub fn device_ptx(src: &Path, opt: &str, ptx: &Path) -> Result<String> {
     let mut args = device[1..].to_vec();
     let at = args.iter().position(|a| a == "-o").ok_or("the device step has no -o")?;
     args[at + 1] = ptx.to_string_lossy().into_owned();
-    tools::run(Command::new(&device[0]).args(&args))?;
+    let compiled = tools::run(Command::new(&device[0]).args(&args));
+    // The host step's IR is a temporary of the driver's, which it would delete.
+    if let Some(at) = host.iter().position(|a| a == "-o") {
+        let _ = std::fs::remove_file(&host[at + 1]);
+    }
+    compiled?;
     std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))
 }
 
