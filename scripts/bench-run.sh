@@ -72,6 +72,14 @@ for r in $(seq "$rounds"); do
     done
 done
 
+# The median of a space-separated list, for both tables' awk programs.
+awk_median='
+function median(list,   a, n, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; ++i) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; --j) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}'
+
 # Kernel time alone (no host runtime's launch cost), when CUDA's profiler is
 # there (BENCH_NCU=0 skips it): ncu's gpu__time_duration of each launch of
 # one process per benchmark and runtime (1 warm-up + 10 reps), median.
@@ -91,12 +99,7 @@ if [ $host_fallback = 0 ] && [ "${BENCH_NCU:-1}" != 0 ] && [ -n "$ncu" ]; then
                 | awk -F'","' -v rt="$rt" -v b="${b##*:}" '$13 == "gpu__time_duration.sum" { v = $15; gsub(/[",]/, "", v); print rt, b, v }' >>"$ncu_raw"
         done
     done
-    awk -v benches="$benches" '
-        function median(list,   a, n, i, j, t) {
-            n = split(list, a, " ")
-            for (i = 2; i <= n; ++i) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; --j) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-        }
+    awk -v benches="$benches" "$awk_median"'
         { t[$1 " " $2] = t[$1 " " $2] " " $3 }
         function us(k) { return t[k] == "" ? "-" : sprintf("%.1f", median(t[k]) / 1000) }
         function ratio(a, b) { return (t[a] != "" && t[b] != "") ? sprintf("%.4g", median(t[a]) / median(t[b])) : "-" }
@@ -125,12 +128,7 @@ summary="$out/bench.txt"
     echo "LLVM 19 runs with LIBOMPTARGET_HEAP_SIZE=$llvm19_heap (its dynamic/guided loops fault with the default device heap)"
     sed 's/^/build: /' "$here/BUILD.txt" | grep -v '^build: carried'
     echo
-    awk -v benches="$benches" -v runtimes="$runtimes" '
-        function median(list,   a, n, i, j, t) {
-            n = split(list, a, " ")
-            for (i = 2; i <= n; ++i) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; --j) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-        }
+    awk -v benches="$benches" -v runtimes="$runtimes" "$awk_median"'
         /^#/ { next }
         {
             key = $1 " " $2

@@ -79,11 +79,7 @@ pub fn build() -> Result<Artifacts> {
     // statics against kernels that called one of them (a generic kernel went
     // from 216 to 600 bytes of shared memory).
     let stateless = out.join("libompdevice-stateless.bc");
-    let mut extract = Command::new(tools::llvm_tool("llvm-extract")?);
-    for f in crate::corpus::STATELESS_RUNTIME_FUNCTIONS {
-        extract.arg(format!("--func={f}"));
-    }
-    tools::run(extract.arg("--recursive").arg(&bitcode).arg("-o").arg(&stateless))?;
+    extract_stateless("--recursive", &bitcode, &stateless)?;
     // With `-foffload-lto` clang links no bitcode at compile time: the whole
     // runtime comes from the archive, in a member of its own that leaves the
     // stateless functions to the member above. Nothing else in it is called
@@ -93,17 +89,25 @@ pub fn build() -> Result<Artifacts> {
     let lto_whole = out.join("libompdevice-lto-whole.bc");
     tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&lto_ll).arg("-o").arg(&lto_whole))?;
     let lto = out.join("libompdevice-lto.bc");
-    let mut delete = Command::new(tools::llvm_tool("llvm-extract")?);
-    delete.arg("--delete");
-    for f in crate::corpus::STATELESS_RUNTIME_FUNCTIONS {
-        delete.arg(format!("--func={f}"));
-    }
-    tools::run(delete.arg(&lto_whole).arg("-o").arg(&lto))?;
+    extract_stateless("--delete", &lto_whole, &lto)?;
     let _ = std::fs::remove_file(&lto_whole);
     let archive = out.join("libompdevice.a");
     let _ = std::fs::remove_file(&archive);
     tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless).arg(&lto))?;
     Ok(Artifacts { bitcode, archive, report })
+}
+
+/// `llvm-extract <mode>` of the stateless runtime functions
+/// (`corpus::STATELESS_RUNTIME_FUNCTIONS`) from `input` into `output`:
+/// `--recursive` keeps them with what they call, `--delete` keeps the rest.
+fn extract_stateless(mode: &str, input: &Path, output: &Path) -> Result<()> {
+    let mut extract = Command::new(tools::llvm_tool("llvm-extract")?);
+    extract.arg(mode);
+    for f in crate::corpus::STATELESS_RUNTIME_FUNCTIONS {
+        extract.arg(format!("--func={f}"));
+    }
+    tools::run(extract.arg(input).arg("-o").arg(output))?;
+    Ok(())
 }
 
 fn newest_bitcode(dir: &Path) -> Result<PathBuf> {
