@@ -212,6 +212,30 @@ pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
     buffer
 }
 
+/// Copies `n` captured variables into the buffer of `begin_sharing_variables`.
+///
+/// Into the inline slots one store per slot, each at a constant index under
+/// its own `n > i` test: openmp-opt then sees which value each slot holds and
+/// forwards it to the workers' loads, so the slots (and the loads) fold away.
+/// A `memcpy` of `n * 8` bytes hid the values.
+///
+/// # Safety
+/// `args` holds `n` pointers and `shared` has room for as many.
+#[inline(always)]
+pub unsafe fn share_variables(args: *const *mut c_void, shared: *mut *mut c_void, n: usize) {
+    if n > state::SHARED_ARG_SLOTS {
+        // SAFETY: as the caller guarantees.
+        unsafe { core::ptr::copy_nonoverlapping(args, shared, n) };
+        return;
+    }
+    for i in 0..state::SHARED_ARG_SLOTS {
+        if i < n {
+            // SAFETY: `i < n`.
+            unsafe { *shared.add(i) = *args.add(i) };
+        }
+    }
+}
+
 /// `__kmpc_end_sharing_variables`.
 pub fn end_sharing_variables() {
     let buffer = state::team(|t| t.shared_args);

@@ -201,7 +201,7 @@ unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut
     }
     let shared = memory::begin_sharing_variables(nargs as u64);
     // SAFETY: `args` holds `nargs` pointers and `shared` room for as many.
-    unsafe { core::ptr::copy_nonoverlapping(args, shared, nargs as usize) };
+    unsafe { memory::share_variables(args, shared, nargs as usize) };
     let all = n == mapping::max_team_threads_in(false);
     state::update_team(|t| {
         t.parallel_team_size = if all { 0 } else { n };

@@ -466,6 +466,20 @@ extern "C-unwind" fn many_args_wrapper(_zero: i16, _tid: i32) {
     }
 }
 
+/// Exactly as many captured variables as the inline slots: each slot is
+/// written by its own store (`memory::share_variables`).
+const FULL_SLOTS_ARGS: usize = omprt_device_rtl::state::SHARED_ARG_SLOTS;
+static FULL_SLOTS_SEEN: AtomicU32 = AtomicU32::new(0);
+
+/// Counts the workers that see every captured variable `i` as `i * 7 + 3`.
+extern "C-unwind" fn full_slots_wrapper(_zero: i16, _tid: i32) {
+    let mut args: *mut *mut c_void = std::ptr::null_mut();
+    unsafe { __kmpc_get_shared_variables(&mut args) };
+    if (0..FULL_SLOTS_ARGS).all(|i| unsafe { *args.add(i) } as usize == i * 7 + 3) {
+        FULL_SLOTS_SEEN.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// Counts the workers that see the first two captured variables.
 extern "C-unwind" fn few_args_wrapper(_zero: i16, _tid: i32) {
     let mut args: *mut *mut c_void = std::ptr::null_mut();
@@ -476,7 +490,8 @@ extern "C-unwind" fn few_args_wrapper(_zero: i16, _tid: i32) {
 }
 
 /// More captured variables than the team's inline slots go through a heap
-/// buffer; the next region with few is back on the slots.
+/// buffer; the next regions, with as many as the slots and with few, are
+/// back on the slots.
 #[test]
 fn regions_with_more_captured_variables_than_inline_slots() {
     let env = Shared(kernel_env(ExecMode::GENERIC, 96));
@@ -487,11 +502,14 @@ fn regions_with_more_captured_variables_than_inline_slots() {
         let outlined = unused_outlined as *mut c_void;
         let mut many: Vec<*mut c_void> = (0..MANY_ARGS).map(|i| (i * 10 + 1) as *mut c_void).collect();
         __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, many_args_wrapper as *mut c_void, many.as_mut_ptr(), MANY_ARGS as i64, 0);
+        let mut full: Vec<*mut c_void> = (0..FULL_SLOTS_ARGS).map(|i| std::ptr::without_provenance_mut(i * 7 + 3)).collect();
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, full_slots_wrapper as *mut c_void, full.as_mut_ptr(), FULL_SLOTS_ARGS as i64, 0);
         let mut few: Vec<*mut c_void> = vec![std::ptr::without_provenance_mut(1), std::ptr::without_provenance_mut(11)];
         __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, few_args_wrapper as *mut c_void, few.as_mut_ptr(), 2, 0);
         __kmpc_target_deinit();
     });
     // Each region's 64 workers saw its variables.
     assert_eq!(MANY_ARGS_SEEN.load(Ordering::Relaxed), 64);
+    assert_eq!(FULL_SLOTS_SEEN.load(Ordering::Relaxed), 64);
     assert_eq!(FEW_ARGS_SEEN.load(Ordering::Relaxed), 64);
 }
