@@ -230,6 +230,25 @@ fn lto_link_internalises_the_runtime_and_folds_its_state() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// With `-foffload-lto` every parallel region is inlined into its kernel, as
+/// in the default compile: the LTO member calls clang's outlined functions
+/// with a plain `call` (`ir_rewrite::for_lto`), which openmp-opt makes direct.
+/// A region left out of line takes its two thread-id slots on the stack, so a
+/// kernel that calls one has a stack frame. Measured on 2026-11-25 with the
+/// runtime's `invoke`s: 18 of schedules.c's kernels called their region
+/// (8 bytes of stack each; `dynamic_1` 48 registers, 27 inlined), none now.
+#[test]
+fn lto_link_inlines_the_parallel_regions() {
+    let dir = scratch_dir("lto-schedules");
+    let src = xtask::repo_root().join("tests-gpu/programs/schedules.c");
+    let exe = corpus::build_lto_executable(&src, &dir).unwrap_or_else(|e| panic!("{e}"));
+    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
+    assert!(costs.len() > 30, "{costs:?}");
+    let framed: Vec<&String> = costs.iter().filter(|(_, c)| c.stack_bytes > 0).map(|(name, _)| name).collect();
+    assert!(framed.is_empty(), "kernels with a stack frame (a region called, not inlined): {framed:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A static schedule over a constant trip count below 2^16 divides it by the
 /// team size, which LLVM knows is at most 1024: unless the runtime hides the
 /// divisor's range (`arch::wide_divisor`), LLVM makes that a 16-bit division

@@ -549,8 +549,11 @@ fn strip_target_attributes(line: &str) -> String {
 /// are incompatible", the link aborts). In the default compile clang links
 /// the runtime into the user's module and internalises it first, and
 /// openmp-opt leaves it alone.
+///
+/// Its calls through pointers to clang's functions become plain calls
+/// ([`calls_for_invokes`]).
 pub fn for_lto(ir: &str) -> String {
-    let mut out: String = ir
+    let hidden: Vec<String> = ir
         .lines()
         .map(|line| match line.strip_prefix("define ") {
             Some(rest) if !matches!(linkage_of(&rest[..rest.find('@').unwrap_or(0)].split_whitespace().collect::<Vec<_>>()), "private" | "internal") => {
@@ -558,9 +561,44 @@ pub fn for_lto(ir: &str) -> String {
             }
             _ => line.to_string(),
         })
-        .collect::<Vec<_>>()
-        .join("\n");
+        .collect();
+    let mut out = calls_for_invokes(&hidden).join("\n");
     out.push('\n');
+    out
+}
+
+/// Rewrites each `invoke` of a function pointer (the runtime's calls of
+/// clang's outlined regions and wrappers) as a `call` and a branch to its
+/// normal destination. The runtime is built with `panic=abort`, so its only
+/// unwind edges are rustc's abort-on-unwind guards around calls through
+/// `extern "C-unwind"` pointers, and nothing unwinds on the GPU. openmp-opt
+/// turns an indirect `call`, not an `invoke`, into direct calls of the
+/// regions the module passes; the LTO link, whose inliner runs once with no
+/// devirtualisation rounds, inlines a region only then (stream.c's copy:
+/// a call per distribute chunk before, none after). The default compile
+/// keeps the invokes: its inliner makes the call direct by itself, and with
+/// openmp-opt's direct calls in the shared entry, kernels of one file saw
+/// each other's regions and folded less (bench dot +8 bytes of shared
+/// memory, uneven_dynamic1 +2 registers).
+fn calls_for_invokes(lines: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let line = &lines[i];
+        let next = lines.get(i + 1).map(|l| l.trim_start());
+        let normal = next.and_then(|l| l.strip_prefix("to label ")).and_then(|l| l.split(" unwind label ").next());
+        match (line.strip_prefix("  invoke "), normal) {
+            (Some(call), Some(normal)) if call.split('(').next().is_some_and(|callee| callee.split_whitespace().last().is_some_and(|c| c.starts_with('%'))) => {
+                out.push(format!("  call {call}"));
+                out.push(format!("  br label {normal}"));
+                i += 2;
+            }
+            _ => {
+                out.push(line.clone());
+                i += 1;
+            }
+        }
+    }
     out
 }
 
@@ -631,6 +669,31 @@ mod tests {
         assert!(out.contains("define hidden void @omp_get_place_proc_ids(i32 noundef %p, ptr noundef captures(none) %ids)"), "{out}");
         assert!(out.contains("@helper(ptr readnone %x)"), "{out}");
         assert!(out.contains("declare void @ext(ptr readnone)"), "{out}");
+    }
+
+    #[test]
+    fn lto_runtime_calls_clang_functions_without_invokes() {
+        let ir = "define internal void @call_with(ptr %outlined, ptr %g) #0 personality ptr @rust_eh_personality {\n\
+                  start:\n\
+                  \x20 invoke void %outlined(ptr noundef nonnull %g, ptr noundef %g)\n\
+                  \x20         to label %bb67 unwind label %cleanup\n\
+                  \n\
+                  cleanup:                                          ; preds = %start\n\
+                  \x20 %1 = landingpad { ptr, i32 }\n\
+                  \x20         cleanup\n\
+                  \x20 tail call fastcc void @panic_cannot_unwind() #1\n\
+                  \x20 unreachable\n\
+                  \n\
+                  bb67:                                             ; preds = %start\n\
+                  \x20 invoke void @direct(ptr %g)\n\
+                  \x20         to label %bb68 unwind label %cleanup\n\
+                  bb68:\n\
+                  \x20 ret void\n\
+                  }\n";
+        let out = for_lto(ir);
+        assert!(out.contains("start:\n  call void %outlined(ptr noundef nonnull %g, ptr noundef %g)\n  br label %bb67\n\ncleanup:"), "{out}");
+        // A direct call keeps its guard: only calls of clang's functions through pointers change.
+        assert!(out.contains("  invoke void @direct(ptr %g)\n          to label %bb68 unwind label %cleanup"), "{out}");
     }
 
     const SAMPLE: &str = r#"@_RNv4TEAM = internal unnamed_addr global [56 x i8] c"\00\01", section ".omprt.shared", align 8
