@@ -13,6 +13,9 @@ commands:
   static-cost [-O0|-O2]
                  registers/stack/static shared memory of each linked corpus kernel (default
                  -O2), omprt (clang 22) vs LLVM 19's DeviceRTL (clang 19), with totals
+  static-cost --lto
+                 the same with -O2 -foffload-lto (the runtime linked after the user's
+                 compile: libompdevice.a for omprt, the DeviceRTL bitcode for LLVM 19)
   static-cost --bench
                  the same for the benchmark kernels (tests-gpu/bench, -O2), with GCC 12's
                  nvptx offloading as the third column
@@ -29,10 +32,13 @@ fn main() -> ExitCode {
         Some("remarks") => remarks_table(),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
             "--bench" => xtask::bench_cost::table().map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
+            "--lto" => xtask::static_cost::table(&corpus::Options::default(), "-O2 -foffload-lto").map(|rows| {
+                println!("{}", xtask::static_cost::render(&rows));
+            }),
             opt @ ("-O0" | "-O2") => xtask::static_cost::table(&corpus::Options::default(), opt).map(|rows| {
                 println!("{}", xtask::static_cost::render(&rows));
             }),
-            other => Err(format!("static-cost takes -O0, -O2 or --bench, not '{other}'")),
+            other => Err(format!("static-cost takes -O0, -O2, --lto or --bench, not '{other}'")),
         },
         Some("help") | Some("--help") | Some("-h") | None => {
             println!("{HELP}");

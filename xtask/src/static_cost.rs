@@ -83,15 +83,16 @@ pub fn device_compile(runtime: Runtime) -> Result<Command> {
     })
 }
 
-/// Builds `src` at `opt` (`-O0`, `-O2`) into an offload executable against `runtime`.
+/// Builds `src` with the flags `opt` (`-O0`, `-O2`, `-O2 -foffload-lto`) into an
+/// offload executable against `runtime`.
 pub fn executable(src: &Path, runtime: Runtime, opt: &str, work: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let exe = work.join(format!("{}{opt}.{runtime:?}", src.file_stem().unwrap().to_string_lossy()));
+    let exe = work.join(format!("{}{}.{runtime:?}", src.file_stem().unwrap().to_string_lossy(), opt.replace(' ', "")));
     let mut cmd = device_compile(runtime)?;
     if runtime == Runtime::Llvm19 {
         cmd.arg(format!("-L{}", llvm19_lib().display())).arg(format!("-L{}", llvm19_host_libs()?.display()));
     }
-    tools::run(cmd.arg(opt).arg(src).arg("-o").arg(&exe))?;
+    tools::run(cmd.args(opt.split_whitespace()).arg(src).arg("-o").arg(&exe))?;
     Ok(exe)
 }
 
