@@ -17,7 +17,7 @@ use crate::state::TeamSharedCell;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A barrier over the threads still alive: exiting lowers the count.
@@ -47,7 +47,7 @@ impl LiveBarrier {
 
     /// Waits like `wait`; returns whether any arriving thread passed `true`.
     fn wait_or(&self, poisoned: &AtomicBool, pred: bool) -> bool {
-        let mut s = self.state.lock().unwrap();
+        let mut s = lock(&self.state);
         s.any |= pred;
         s.arrived += 1;
         if s.arrived >= s.live {
@@ -58,7 +58,7 @@ impl LiveBarrier {
         let generation = s.generation;
         while s.generation == generation {
             check_poison(poisoned);
-            s = self.cv.wait_timeout(s, Duration::from_millis(20)).unwrap().0;
+            s = self.cv.wait_timeout(s, Duration::from_millis(20)).unwrap_or_else(PoisonError::into_inner).0;
         }
         // The next generation cannot complete without this thread.
         s.result
@@ -72,13 +72,23 @@ impl LiveBarrier {
     }
 
     fn leave(&self) {
-        let mut s = self.state.lock().unwrap();
+        // A thread that trapped while holding the lock poisoned it; leaving
+        // must still count, or the others wait forever.
+        let mut s = lock(&self.state);
         s.live -= 1;
         if s.arrived > 0 && s.arrived >= s.live {
             Self::complete(&mut s);
             self.cv.notify_all();
         }
     }
+}
+
+/// Locks a mutex of the simulation. A simulated thread that traps panics
+/// while holding one (a barrier's, in `check_poison`); the others must still
+/// get in, see the poison and end with "another simulated thread trapped",
+/// not with a `PoisonError` taken for the launch's failure.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn check_poison(poisoned: &AtomicBool) {
@@ -148,6 +158,15 @@ thread_local! {
     /// test, so that tests running side by side do not free each other's.
     static DEVICE_DEFERRED_FREES: Arc<crate::deferred_free::DeferredFrees> = Arc::default();
     static FAILING_MALLOCS: Arc<std::sync::atomic::AtomicU32> = Arc::default();
+    /// Heap blocks this OS thread allocated minus those it freed
+    /// ([`live_heap_blocks`]).
+    static LIVE_HEAP_BLOCKS: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+}
+
+/// For tests: heap blocks the calling (simulated) thread has allocated and
+/// not freed, so that a test can tell a runtime entry gave back what it took.
+pub fn live_heap_blocks() -> i64 {
+    LIVE_HEAP_BLOCKS.with(std::cell::Cell::get)
 }
 
 fn with<R>(f: impl FnOnce(&SimThread) -> R) -> R {
@@ -232,15 +251,26 @@ where
                         if result.is_err() {
                             me.grid.poisoned.store(true, Ordering::Relaxed);
                         }
-                        thread_exit();
+                        let failure = result.err().map(panic_message);
+                        // The trap's message is the result even if leaving
+                        // the barriers panics too (a lock another trapped
+                        // thread poisoned): a join error used to drop it, and
+                        // the launch then looked like it ended normally.
+                        let _ = std::panic::catch_unwind(thread_exit);
                         CURRENT.with(|c| *c.borrow_mut() = None);
-                        result.err().map(panic_message)
+                        failure
                     })
                     .expect("omprt sim: cannot spawn a simulated thread");
                 handles.push(handle);
             }
         }
-        handles.into_iter().filter_map(|h| h.join().ok().flatten()).collect::<Vec<_>>()
+        handles
+            .into_iter()
+            .filter_map(|h| match h.join() {
+                Ok(failure) => failure,
+                Err(e) => Some(panic_message(e)),
+            })
+            .collect::<Vec<_>>()
     });
     if !failures.is_empty() {
         // Report the root cause, not the threads that were woken by the poison.
@@ -314,7 +344,7 @@ pub fn sync_threads_unaligned(_id: u32) {
 pub fn sync_threads_counted(id: u32, count: u32) {
     with(|t| {
         let block = &t.block;
-        let mut s = block.counted.lock().unwrap();
+        let mut s = lock(&block.counted);
         let entry = s.arrived.entry(id).or_insert((0, 0));
         entry.0 += 1;
         if entry.0 >= count {
@@ -326,7 +356,7 @@ pub fn sync_threads_counted(id: u32, count: u32) {
         let generation = entry.1;
         while s.arrived[&id].1 == generation {
             check_poison(&t.grid.poisoned);
-            s = block.counted_cv.wait_timeout(s, Duration::from_millis(20)).unwrap().0;
+            s = block.counted_cv.wait_timeout(s, Duration::from_millis(20)).unwrap_or_else(PoisonError::into_inner).0;
         }
     })
 }
@@ -341,7 +371,7 @@ pub fn sync_warp(_mask: u32) {
 /// The live lanes of the caller's warp (the sim models converged warps).
 pub fn active_mask() -> u32 {
     with(|t| {
-        let live = warp_of(t).barrier.state.lock().unwrap().live;
+        let live = lock(&warp_of(t).barrier.state).live;
         if live >= 32 { u32::MAX } else { (1u32 << live) - 1 }
     })
 }
@@ -351,9 +381,9 @@ fn warp_exchange(mine: u64, pick: impl FnOnce(u32) -> u32) -> u64 {
     with(|t| {
         let warp = warp_of(t);
         let lane = t.tid % WARP_SIZE;
-        warp.slots.lock().unwrap()[lane as usize] = mine;
+        lock(&warp.slots)[lane as usize] = mine;
         warp.barrier.wait(&t.grid.poisoned);
-        let value = warp.slots.lock().unwrap()[pick(lane) as usize];
+        let value = lock(&warp.slots)[pick(lane) as usize];
         warp.barrier.wait(&t.grid.poisoned);
         value
     })
@@ -409,6 +439,7 @@ pub fn malloc(bytes: u64) -> *mut u8 {
             return base;
         }
         base.cast::<u64>().write(bytes);
+        LIVE_HEAP_BLOCKS.with(|n| n.set(n.get() + 1));
         base.add(HEADER)
     }
 }
@@ -444,6 +475,7 @@ pub unsafe fn free(ptr: *mut u8) {
         let base = ptr.sub(HEADER);
         let bytes = base.cast::<u64>().read() as usize;
         std::alloc::dealloc(base, std::alloc::Layout::from_size_align_unchecked(bytes + HEADER, 16));
+        LIVE_HEAP_BLOCKS.with(|n| n.set(n.get() - 1));
     }
 }
 
