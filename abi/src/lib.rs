@@ -15,6 +15,7 @@ pub mod ident;
 pub mod reduction;
 pub mod sched;
 pub mod symbols;
+pub mod task;
 
 pub use environment::{
     ConfigurationEnvironment, DeviceDebugKind, DeviceEnvironment, DynamicEnvironment,

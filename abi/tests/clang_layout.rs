@@ -9,6 +9,7 @@
 use core::mem::{align_of, offset_of, size_of};
 use omprt_abi::host::{KernelArgs, OffloadEntry, KERNEL_ARGS_VERSION};
 use omprt_abi::symbols::{DYNAMIC_ENVIRONMENT_SUFFIX, KERNEL_ENVIRONMENT_SUFFIX, KERNEL_PREFIX};
+use omprt_abi::task::{KmpTask, KmpTaskLoop};
 use omprt_abi::{
     ConfigurationEnvironment, DeviceEnvironment, DynamicEnvironment, ExecMode, Ident, KernelEnvironment,
     KernelLaunchEnvironment,
@@ -34,6 +35,22 @@ int answer(void) {
 #pragma omp target map(tofrom: x)
   { x = 42; }
   return x;
+}
+"#;
+
+/// A `task` and a `taskloop`, for clang's two `kmp_task_t` types.
+const TASK_PROGRAM: &str = r#"
+int tasks(void) {
+  int s = 0, last = 0;
+#pragma omp target map(tofrom: s, last)
+  {
+#pragma omp task shared(s)
+    s += 1;
+#pragma omp taskloop lastprivate(last)
+    for (int i = 0; i < 4; i++)
+      last = i;
+  }
+  return s + last;
 }
 "#;
 
@@ -65,17 +82,17 @@ fn clang() -> PathBuf {
     clang
 }
 
-/// Compiles [`PROGRAM`] with `side_flags` (device-only or host-only) to textual IR.
+/// Compiles `program` with `side_flags` (device-only or host-only) to textual IR.
 /// Device attempts in order: plain; with the CUDA folder of scripts/setup.sh
 /// (without a CUDA install clang defaults to PTX 4.2, too old for sm_90);
 /// with the PTX version forced, so the test does not depend on that folder.
-fn compile(tag: &str, side_flags: &[&str]) -> String {
+fn compile(tag: &str, program: &str, side_flags: &[&str]) -> String {
     let clang = clang();
     let dir = std::env::temp_dir().join(format!("omprt-clang-layout-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("prog.c");
     let out = dir.join("out.ll");
-    std::fs::write(&src, PROGRAM).unwrap();
+    std::fs::write(&src, program).unwrap();
 
     let cuda = repo_root().join(".toolchain/cuda");
     let mut attempts: Vec<Vec<String>> = vec![vec![]];
@@ -108,12 +125,17 @@ fn compile(tag: &str, side_flags: &[&str]) -> String {
 
 fn device_ir() -> &'static str {
     static IR: OnceLock<String> = OnceLock::new();
-    IR.get_or_init(|| compile("device", &["--offload-device-only"]))
+    IR.get_or_init(|| compile("device", PROGRAM, &["--offload-device-only"]))
+}
+
+fn task_device_ir() -> &'static str {
+    static IR: OnceLock<String> = OnceLock::new();
+    IR.get_or_init(|| compile("task-device", TASK_PROGRAM, &["--offload-device-only"]))
 }
 
 fn host_ir() -> &'static str {
     static IR: OnceLock<String> = OnceLock::new();
-    IR.get_or_init(|| compile("host", &["--offload-host-only"]))
+    IR.get_or_init(|| compile("host", PROGRAM, &["--offload-host-only"]))
 }
 
 // ---------------------------------------------------------------------------
@@ -375,6 +397,12 @@ fn kernel_args() -> RustLayout {
         dyn_cgroup_mem,
     })
 }
+fn kmp_task() -> RustLayout {
+    rust_layout!(KmpTask { shareds, routine, part_id, data1, data2 })
+}
+fn kmp_task_loop() -> RustLayout {
+    rust_layout!(KmpTaskLoop { task, lb, ub, st, liter, reductions })
+}
 fn offload_entry() -> RustLayout {
     rust_layout!(OffloadEntry { reserved, version, kind, flags, address, symbol_name, size, data, aux_addr })
 }
@@ -437,6 +465,43 @@ fn device_configuration_environment_matches() {
 #[test]
 fn device_kernel_environment_matches() {
     assert_same_layout(device_ir(), "%struct.KernelEnvironmentTy", kernel_environment());
+}
+
+/// clang names each `kmp_task_t` it builds the same, suffixed: the one of a
+/// taskloop has the bounds after the plain task's fields.
+fn kmp_task_type(ir: &str, fields: usize) -> String {
+    let defs = struct_defs(ir);
+    let mut names: Vec<&String> = defs
+        .keys()
+        .filter(|n| *n == "%struct.kmp_task_t" || n.starts_with("%struct.kmp_task_t."))
+        .filter(|n| matches!(parse_ty(&defs[*n]), Ty::Struct(f) if f.len() == fields))
+        .collect();
+    names.sort();
+    names.first().unwrap_or_else(|| panic!("no kmp_task_t with {fields} fields in the device IR")).to_string()
+}
+
+#[test]
+fn device_kmp_task_t_matches_kmp_task() {
+    assert_same_layout(task_device_ir(), &kmp_task_type(task_device_ir(), 5), kmp_task());
+}
+
+#[test]
+fn device_taskloop_kmp_task_t_matches_kmp_task_loop() {
+    // KmpTaskLoop nests KmpTask where clang repeats its five fields.
+    let ir = task_device_ir();
+    let name = kmp_task_type(ir, 10);
+    let defs = struct_defs(ir);
+    let llvm = struct_layout(&defs, &name);
+    let plain = kmp_task();
+    let rust = kmp_task_loop();
+    for (i, &(field, off, size)) in plain.fields.iter().enumerate() {
+        assert_eq!((off as u64, size as u64), (llvm.offsets[i], llvm.sizes[i]), "{name} field {i} vs KmpTask::{field}");
+    }
+    for (j, &(field, off, size)) in rust.fields.iter().skip(1).enumerate() {
+        let i = plain.fields.len() + j;
+        assert_eq!((off as u64, size as u64), (llvm.offsets[i], llvm.sizes[i]), "{name} field {i} vs KmpTaskLoop::{field}");
+    }
+    assert_eq!((rust.size as u64, rust.align as u64), (llvm.size, llvm.align), "{name} = type {} vs KmpTaskLoop", defs[&name]);
 }
 
 #[test]

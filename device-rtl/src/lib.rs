@@ -51,6 +51,7 @@ pub mod parallel;
 pub mod reduction;
 pub mod state;
 pub mod sync;
+pub mod task;
 pub mod workshare;
 
 #[cfg(target_arch = "nvptx64")]

@@ -76,7 +76,7 @@ pub fn heap_alloc_after_reclaim(bytes: u64) -> *mut c_void {
     let p = arch::malloc(bytes.max(1));
     if p.is_null() {
         debug::fatal(debug::message!(
-            "device heap exhausted (thread state, loop record or __kmpc_alloc_shared fallback); raise LIBOMPTARGET_HEAP_SIZE"
+            "device heap exhausted (thread state, loop record, task or __kmpc_alloc_shared fallback); raise LIBOMPTARGET_HEAP_SIZE"
         ))
     }
     p.cast()

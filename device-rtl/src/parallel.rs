@@ -166,7 +166,7 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
         let n_states = thread_state_mark();
         // SAFETY: forwarded from the caller.
         unsafe { invoke_microtask(outlined, tid as i32, args, nargs) };
-        drop_thread_states_since(n_states);
+        state::drop_states_since(n_states);
         if partial_team {
             arch::sync_threads_or(sync::BARRIER_PARTIAL_SPMD_TEAM, true);
         }
@@ -237,18 +237,12 @@ pub fn kernel_parallel(work: &mut *mut c_void) -> bool {
 
 /// `__kmpc_kernel_end_parallel`: drop ICV changes made inside the region.
 pub fn kernel_end_parallel() {
-    drop_thread_states_since(core::ptr::null_mut());
+    state::drop_states_since(core::ptr::null_mut());
 }
 
 /// The calling thread's current state, to restore after a region.
 fn thread_state_mark() -> *mut state::ThreadState {
     state::current_thread_state()
-}
-
-fn drop_thread_states_since(mark: *mut state::ThreadState) {
-    while state::current_thread_state() != mark && !state::current_thread_state().is_null() {
-        state::exit_data_environment();
-    }
 }
 
 /// Calls clang's generic-mode wrapper `void(i16, i32)` for thread `tid`.

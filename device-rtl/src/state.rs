@@ -403,6 +403,13 @@ pub fn exit_data_environment() {
 }
 }
 
+/// Pops the calling thread's states down to `mark` (null: all of them).
+pub fn drop_states_since(mark: *mut ThreadState) {
+    while current_thread_state() != mark && !current_thread_state().is_null() {
+        exit_data_environment();
+    }
+}
+
 /// Changes one ICV of the calling thread: in the team state for the team's
 /// initial thread outside any region, in a thread state otherwise.
 pub fn set_icv(f: impl FnOnce(&mut Icvs)) {

@@ -16,7 +16,7 @@ pub struct Remark {
 /// Compiles the device side of `src` at -O2 with every openmp-opt remark on.
 pub fn remarks(src: &Path, runtime: Runtime, work: &Path) -> Result<Vec<Remark>> {
     std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let mut cmd = device_compile(runtime)?;
+    let mut cmd = device_compile(runtime, src)?;
     cmd.args(["-O2", "--offload-device-only", "-c", "-Rpass=openmp-opt", "-Rpass-missed=openmp-opt", "-Rpass-analysis=openmp-opt"])
         .arg(src)
         .arg("-o")

@@ -59,12 +59,14 @@ fn llvm19_host_libs() -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// A device-only compile of a program against `runtime` (clang 22 + omprt,
-/// or clang 19 + LLVM 19's DeviceRTL); the caller adds what to produce.
-pub fn device_compile(runtime: Runtime) -> Result<Command> {
+/// A compile of the program `src` against `runtime` (clang 22 + omprt, or
+/// clang 19 + LLVM 19's DeviceRTL); the caller adds what to produce. A C++
+/// program gets the `clang++` driver, which links the C++ library.
+pub fn device_compile(runtime: Runtime, src: &Path) -> Result<Command> {
+    let driver = |clang: &Path| if src.extension().is_some_and(|x| x == "cpp") { clang.with_file_name("clang++") } else { clang.to_path_buf() };
     Ok(match runtime {
         Runtime::Omprt => {
-            let mut c = Command::new(tools::clang()?);
+            let mut c = Command::new(driver(&tools::clang()?));
             c.args(corpus::user_flags(ARCH)?);
             c
         }
@@ -73,7 +75,7 @@ pub fn device_compile(runtime: Runtime) -> Result<Command> {
             if !clang19.is_file() {
                 return Err("clang-19 not found: run 'bash scripts/setup.sh'".into());
             }
-            let mut c = Command::new(clang19);
+            let mut c = Command::new(driver(clang19));
             c.args(["-fopenmp", &format!("--offload-arch={ARCH}")])
                 .arg(format!("--cuda-path={}", tools::cuda_path()?.display()))
                 .arg(format!("--libomptarget-nvptx-bc-path={}", llvm19_bitcode()?.display()))
@@ -88,7 +90,7 @@ pub fn device_compile(runtime: Runtime) -> Result<Command> {
 pub fn executable(src: &Path, runtime: Runtime, opt: &str, work: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let exe = work.join(format!("{}{}.{runtime:?}", src.file_stem().unwrap().to_string_lossy(), opt.replace(' ', "")));
-    let mut cmd = device_compile(runtime)?;
+    let mut cmd = device_compile(runtime, src)?;
     if runtime == Runtime::Llvm19 {
         cmd.arg(format!("-L{}", llvm19_lib().display())).arg(format!("-L{}", llvm19_host_libs()?.display()));
     }

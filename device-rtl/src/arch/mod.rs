@@ -17,6 +17,17 @@ pub mod sim;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use sim::*;
 
+/// clang's task entry, `i32 (i32 gtid, kmp_task_t *)`, as the runtime calls
+/// it. On the GPU nothing unwinds: through an `extern "C"` pointer the call
+/// is a plain `call`, where a `"C-unwind"` one became an `invoke` whose
+/// abort-on-unwind landing pad kept rustc's panic machinery (and its
+/// `vprintf`s) in every kernel with a task. In the host simulation a test's
+/// failed assertion inside a task unwinds to the test.
+#[cfg(target_arch = "nvptx64")]
+pub type TaskEntry = unsafe extern "C" fn(i32, *mut core::ffi::c_void) -> i32;
+#[cfg(not(target_arch = "nvptx64"))]
+pub type TaskEntry = unsafe extern "C-unwind" fn(i32, *mut core::ffi::c_void) -> i32;
+
 /// Threads per warp on every NVIDIA GPU omprt targets.
 pub const WARP_SIZE: u32 = 32;
 

@@ -139,10 +139,12 @@ pub extern "C-unwind" fn omp_set_schedule(kind: i32, chunk: i32) {
 pub extern "C-unwind" fn omp_get_cancellation() -> i32 {
     0
 }
-/// omprt runs no tasks yet, so no region is a final task.
+/// Every task on the device runs undeferred where it is created
+/// (`crate::task`), as the tasks of a final task region do; so, as LLVM's
+/// DeviceRTL does, omprt answers that it runs in one.
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_in_final() -> i32 {
-    0
+    1
 }
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_get_max_task_priority() -> i32 {

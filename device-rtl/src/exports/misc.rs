@@ -1,5 +1,5 @@
-//! Reductions, memory, tasking and the remaining entry points of the table
-//! that later issues implement (#3 execution model, #4 loops and reductions).
+//! Reductions, memory and the remaining entry points of the table that later
+//! issues implement (#3 execution model, #4 loops and reductions).
 
 use super::*;
 use crate::{memory, reduction};
@@ -131,27 +131,11 @@ not_yet! {
     fn __kmpc_threadprivate_cached(IdentPtr, i32, VoidPtr, u64, *mut *mut VoidPtr) -> VoidPtr;
     fn __kmpc_threadprivate_register(IdentPtr, VoidPtr, FnPtr, FnPtr, FnPtr);
 
-    // Tasking.
-    fn __kmpc_omp_task_alloc(IdentPtr, i32, i32, u64, u64, FnPtr) -> VoidPtr;
-    fn __kmpc_omp_target_task_alloc(IdentPtr, i32, i32, u64, u64, FnPtr, i64) -> VoidPtr;
-    fn __kmpc_omp_task(IdentPtr, i32, VoidPtr) -> i32;
-    fn __kmpc_omp_task_with_deps(IdentPtr, i32, VoidPtr, i32, VoidPtr, i32, VoidPtr) -> i32;
-    fn __kmpc_omp_task_begin_if0(IdentPtr, i32, VoidPtr);
-    fn __kmpc_omp_task_complete_if0(IdentPtr, i32, VoidPtr);
-    fn __kmpc_omp_taskwait(IdentPtr, i32) -> i32;
-    fn __kmpc_omp_taskyield(IdentPtr, i32, i32) -> i32;
-    fn __kmpc_taskgroup(IdentPtr, i32);
-    fn __kmpc_end_taskgroup(IdentPtr, i32);
-    fn __kmpc_taskloop(IdentPtr, i32, VoidPtr, i32, *mut i64, *mut i64, i64, i32, i32, i64, VoidPtr);
-    fn __kmpc_taskloop_5(IdentPtr, i32, VoidPtr, i32, *mut i64, *mut i64, i64, i32, i32, i64, i32, VoidPtr);
-    fn __kmpc_omp_wait_deps(IdentPtr, i32, i32, VoidPtr, i32, VoidPtr);
-    fn __kmpc_omp_taskwait_deps_51(IdentPtr, i32, i32, VoidPtr, i32, VoidPtr, i32);
-    fn __kmpc_omp_reg_task_with_affinity(IdentPtr, i32, VoidPtr, i32, VoidPtr) -> i32;
+    // Tasking that the undeferred tasks of `exports::task` cannot give:
+    // reductions with the `task` modifier (on `parallel` and worksharing
+    // constructs), and `detach`.
     fn __kmpc_taskred_modifier_init(IdentPtr, i32, i32, i32, VoidPtr) -> VoidPtr;
-    fn __kmpc_taskred_init(i32, i32, VoidPtr) -> VoidPtr;
     fn __kmpc_task_reduction_modifier_fini(IdentPtr, i32, i32);
-    fn __kmpc_task_reduction_get_th_data(i32, VoidPtr, VoidPtr) -> VoidPtr;
-    fn __kmpc_task_reduction_init(i32, i32, VoidPtr) -> VoidPtr;
     fn __kmpc_task_reduction_modifier_init(VoidPtr, i32, i32, i32, VoidPtr) -> VoidPtr;
     fn __kmpc_task_allow_completion_event(IdentPtr, i32, VoidPtr) -> VoidPtr;
     fn __kmpc_proxy_task_completed_ooo(VoidPtr);

@@ -18,6 +18,7 @@ pub mod misc;
 pub mod ompx;
 pub mod parallel;
 pub mod sync;
+pub mod task;
 pub mod workshare;
 
 /// Opaque pointer types in the ABI (all `ptr` in LLVM IR).

@@ -1,0 +1,190 @@
+//! Explicit tasks: every task runs undeferred on the thread that creates it
+//! (see [`crate::task`]), so the waits and groups have nothing to wait for.
+
+use super::*;
+use crate::task;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_task_alloc(
+    _loc: IdentPtr,
+    _gtid: i32,
+    flags: i32,
+    task_bytes: u64,
+    shareds_bytes: u64,
+    entry: FnPtr,
+) -> VoidPtr {
+    task::alloc(flags, task_bytes, shareds_bytes, entry)
+}
+
+/// A task of a `target nowait` nested in device code: on the device, a task
+/// like any other.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_target_task_alloc(
+    _loc: IdentPtr,
+    _gtid: i32,
+    flags: i32,
+    task_bytes: u64,
+    shareds_bytes: u64,
+    entry: FnPtr,
+    _device: i64,
+) -> VoidPtr {
+    task::alloc(flags, task_bytes, shareds_bytes, entry)
+}
+
+/// Runs the task now; 0 is the host runtime's "not queued".
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_task(_loc: IdentPtr, gtid: i32, new_task: VoidPtr) -> i32 {
+    // SAFETY: clang passes the task it allocated with `__kmpc_omp_task_alloc`.
+    unsafe { task::run(gtid, new_task) };
+    0
+}
+
+/// Runs the task now: every task created before it has ended, so its
+/// dependences are met.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_task_with_deps(
+    _loc: IdentPtr,
+    gtid: i32,
+    new_task: VoidPtr,
+    _ndeps: i32,
+    _deps: VoidPtr,
+    _ndeps_noalias: i32,
+    _deps_noalias: VoidPtr,
+) -> i32 {
+    // SAFETY: as for `__kmpc_omp_task`.
+    unsafe { task::run(gtid, new_task) };
+    0
+}
+
+/// An `if(0)` task: clang calls its entry itself between this and
+/// `__kmpc_omp_task_complete_if0`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_task_begin_if0(_loc: IdentPtr, gtid: i32, new_task: VoidPtr) {
+    // SAFETY: as for `__kmpc_omp_task`.
+    unsafe { task::begin(gtid, new_task) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_task_complete_if0(_loc: IdentPtr, _gtid: i32, new_task: VoidPtr) {
+    // SAFETY: the task `__kmpc_omp_task_begin_if0` began on this thread.
+    unsafe {
+        task::destroy_privates(new_task);
+        task::end(new_task);
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_taskloop(
+    _loc: IdentPtr,
+    gtid: i32,
+    new_task: VoidPtr,
+    _if_val: i32,
+    lb: *mut i64,
+    ub: *mut i64,
+    _st: i64,
+    _nogroup: i32,
+    _sched: i32,
+    _grainsize: i64,
+    _task_dup: VoidPtr,
+) {
+    // SAFETY: clang passes its task and the bounds inside it.
+    unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast()) }
+}
+
+/// `__kmpc_taskloop` with the `strict` modifier of `grainsize`/`num_tasks`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_taskloop_5(
+    _loc: IdentPtr,
+    gtid: i32,
+    new_task: VoidPtr,
+    _if_val: i32,
+    lb: *mut i64,
+    ub: *mut i64,
+    _st: i64,
+    _nogroup: i32,
+    _sched: i32,
+    _grainsize: i64,
+    _modifier: i32,
+    _task_dup: VoidPtr,
+) {
+    // SAFETY: as for `__kmpc_taskloop`.
+    unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast()) }
+}
+
+/// `taskwait`: the thread's child tasks ran when they were created.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_taskwait(_loc: IdentPtr, _gtid: i32) -> i32 {
+    0
+}
+
+/// `taskwait depend(...)`: as `taskwait`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_taskwait_deps_51(
+    _loc: IdentPtr,
+    _gtid: i32,
+    _ndeps: i32,
+    _deps: VoidPtr,
+    _ndeps_noalias: i32,
+    _deps_noalias: VoidPtr,
+    _has_no_wait: i32,
+) {
+}
+
+/// The dependences of an `if(0)` task: met, as for every task.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_wait_deps(
+    _loc: IdentPtr,
+    _gtid: i32,
+    _ndeps: i32,
+    _deps: VoidPtr,
+    _ndeps_noalias: i32,
+    _deps_noalias: VoidPtr,
+) {
+}
+
+/// `taskyield`: no other task is waiting to run.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_taskyield(_loc: IdentPtr, _gtid: i32, _end_part: i32) -> i32 {
+    0
+}
+
+/// `affinity` is a hint; the task runs where it is created.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_omp_reg_task_with_affinity(
+    _loc: IdentPtr,
+    _gtid: i32,
+    _new_task: VoidPtr,
+    _naffins: i32,
+    _affin_list: VoidPtr,
+) -> i32 {
+    0
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_taskgroup(_loc: IdentPtr, _gtid: i32) {}
+
+/// End of a `taskgroup`: its tasks, and theirs, have ended.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_end_taskgroup(_loc: IdentPtr, _gtid: i32) {}
+
+/// `taskgroup task_reduction(...)` (and `taskloop reduction(...)`): the
+/// group's tasks run one after another on this thread, so each can update
+/// the list item itself. The handle is only passed back to
+/// `__kmpc_task_reduction_get_th_data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_taskred_init(_gtid: i32, _num: i32, data: VoidPtr) -> VoidPtr {
+    data
+}
+
+/// The older form of `__kmpc_taskred_init`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_task_reduction_init(_gtid: i32, _num: i32, data: VoidPtr) -> VoidPtr {
+    data
+}
+
+/// The copy of a reduction's list item a task (`in_reduction`) updates: the
+/// item itself (see `__kmpc_taskred_init`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_task_reduction_get_th_data(_gtid: i32, _tg: VoidPtr, item: VoidPtr) -> VoidPtr {
+    item
+}

@@ -1,0 +1,229 @@
+//! Explicit tasks (`task`, `taskloop`, `taskwait`, `taskgroup`): each runs
+//! undeferred, at once and to its end, on the thread that encounters it.
+//!
+//! A GPU thread has nowhere to park a deferred task and no idle thread to
+//! steal it, so every task is an included task: OpenMP allows running any
+//! task at its task scheduling point, and then a task's dependences are met
+//! by the time a later task starts, `taskwait` and `taskgroup` have nothing
+//! left to wait for, and a `taskloop` is one task over the whole loop (as in
+//! LLVM's DeviceRTL). `detach` and task-reduction modifiers still trap.
+//!
+//! Layout of an allocation: our [`Header`], then clang's task (a
+//! `omprt_abi::task::KmpTask`, or `KmpTaskLoop`, and the task's private
+//! copies), then, 8-byte aligned, the block of shared-variable pointers
+//! `shareds` points to. The header keeps what the task's end needs between
+//! [`begin`] and [`end`], which for an `if(0)` task are two entry points.
+#![allow(unsafe_code)]
+
+use crate::{arch, mapping, memory, state};
+use core::ffi::c_void;
+use omprt_abi::task::{DESTRUCTORS_FLAG, KmpTask, LITER_AFTER_LB};
+
+/// What a task's end restores: a task has its own data environment, and
+/// `omp_set_num_threads` inside it must not leak to the code that created it.
+#[repr(C)]
+struct Header {
+    /// The thread state current when the task began (null: none).
+    mark: *mut state::ThreadState,
+    /// The ICVs the task began with.
+    icvs: SettableIcvs,
+    /// Whether the task runs where ICV changes go to the team state (the
+    /// team's initial thread outside any region, `state::set_icv`).
+    restore_team: bool,
+    /// clang's `destructors` flag: the task's private copies need their
+    /// destructors run, by the function in `data1`, when it ends.
+    destructors: bool,
+    /// The gtid the task runs with, passed to its entry and destructors.
+    gtid: i32,
+}
+
+/// The ICVs the `omp_set_*` routines change (a task's levels are its
+/// creator's), copied one by one: a copy of the whole `Icvs` out of the team
+/// state was a `memcpy`, after which the optimiser kept the team state as one
+/// block (task_destructors.cpp: 88 bytes of shared memory, not 56).
+#[derive(Clone, Copy)]
+struct SettableIcvs {
+    nthreads: u32,
+    max_active_levels: u32,
+    run_sched: i32,
+    run_sched_chunk: i32,
+    dynamic: u32,
+}
+
+impl SettableIcvs {
+    fn of(icvs: &state::Icvs) -> Self {
+        SettableIcvs {
+            nthreads: icvs.nthreads,
+            max_active_levels: icvs.max_active_levels,
+            run_sched: icvs.run_sched,
+            run_sched_chunk: icvs.run_sched_chunk,
+            dynamic: icvs.dynamic,
+        }
+    }
+
+    fn restore(self, icvs: &mut state::Icvs) {
+        icvs.nthreads = self.nthreads;
+        icvs.max_active_levels = self.max_active_levels;
+        icvs.run_sched = self.run_sched;
+        icvs.run_sched_chunk = self.run_sched_chunk;
+        icvs.dynamic = self.dynamic;
+    }
+}
+
+/// A multiple of 16, so that clang's task keeps the 16-byte alignment of the
+/// heap block (its private copies may need it).
+const HEADER_BYTES: usize = core::mem::size_of::<Header>().next_multiple_of(16);
+
+fn header(task: *mut c_void) -> *mut Header {
+    task.cast::<u8>().wrapping_sub(HEADER_BYTES).cast()
+}
+
+/// `__kmpc_omp_task_alloc`: room for clang's task of `task_bytes` (its
+/// private copies included) and `shareds_bytes` of shared-variable
+/// pointers, with `shareds` and the entry filled in. Traps with a message
+/// when the device heap is exhausted.
+#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "`entry` is stored in the task, not dereferenced")]
+pub fn alloc(flags: i32, task_bytes: u64, shareds_bytes: u64, entry: *mut c_void) -> *mut c_void {
+    let task_part = task_bytes.next_multiple_of(8);
+    let block = task_block(HEADER_BYTES as u64 + task_part + shareds_bytes);
+    let task = block.cast::<u8>().wrapping_add(HEADER_BYTES);
+    let shareds = if shareds_bytes == 0 { core::ptr::null_mut() } else { task.wrapping_add(task_part as usize).cast() };
+    // SAFETY: the block holds the header and clang's task, which starts with
+    // a `KmpTask`; clang writes its other fields itself.
+    unsafe {
+        (&raw mut (*task.cast::<KmpTask>()).shareds).write(shareds);
+        (&raw mut (*task.cast::<KmpTask>()).routine).write(entry);
+        (&raw mut (*header(task.cast())).destructors).write(flags & DESTRUCTORS_FLAG != 0);
+    }
+    task.cast()
+}
+
+out_of_line_at_o0! {
+/// The heap block of a task. Apart at -O0: the allocation inlined into
+/// `__kmpc_omp_task_alloc` gave it 60 registers there (LLVM 19's kernels
+/// with tasks: 59).
+fn task_block(bytes: u64) -> *mut c_void {
+    memory::heap_alloc(bytes)
+}
+}
+
+out_of_line_at_o0! {
+/// `__kmpc_omp_task_begin_if0`, and the start of every task: notes the data
+/// environment to restore. Apart at -O0, as [`end`] is: with both inlined
+/// into `__kmpc_omp_task`, ptxas -O0 gave that function a 72-byte frame
+/// (24 apart).
+///
+/// # Safety
+/// `task` came from [`alloc`] and has not begun.
+pub unsafe fn begin(gtid: i32, task: *mut c_void) {
+    let mark = state::current_thread_state();
+    let (icvs, level) = if mark.is_null() {
+        state::team(|t| (SettableIcvs::of(&t.icvs), t.icvs.level))
+    } else {
+        // SAFETY: the calling thread's state.
+        unsafe { (SettableIcvs::of(&(*mark).icvs), (*mark).icvs.level) }
+    };
+    let restore_team = mark.is_null() && level == 0 && mapping::is_initial_thread();
+    let h = header(task);
+    // SAFETY: the header `alloc` reserved in front of the task.
+    unsafe {
+        (&raw mut (*h).mark).write(mark);
+        (&raw mut (*h).icvs).write(icvs);
+        (&raw mut (*h).restore_team).write(restore_team);
+        (&raw mut (*h).gtid).write(gtid);
+    }
+}
+}
+
+/// Runs the destructors of the task's private copies, if clang asked for
+/// that. Not part of [`end`]: behind a call of its own at -O0, clang's
+/// destructors (an indirect call, which nvlink sizes as the deepest function
+/// of its type, a task entry) put that frame on top of `end`'s in the
+/// kernel's stack (task_destructors.cpp: 248 bytes; LLVM 19, which runs no
+/// destructors: 240).
+///
+/// # Safety
+/// `task` was begun with [`begin`] and is not ended.
+#[inline(always)]
+pub unsafe fn destroy_privates(task: *mut c_void) {
+    let h = header(task);
+    // SAFETY: written by `alloc` and `begin`; clang's destructors function,
+    // `i32 (i32, kmp_task_t *)`, is in `data1` when the flag is set.
+    unsafe {
+        if (*h).destructors {
+            let destroy: arch::TaskEntry = core::mem::transmute((&raw const (*task.cast::<KmpTask>()).data1).read());
+            destroy((*h).gtid, task);
+        }
+    }
+}
+
+out_of_line_at_o0! {
+/// The end of every task, after [`destroy_privates`]: restores the data
+/// environment [`begin`] noted and frees the task.
+///
+/// # Safety
+/// `task` was begun with [`begin`] by the calling thread and is not used
+/// after.
+pub unsafe fn end(task: *mut c_void) {
+    // Each header field is read when needed, after the calls before it:
+    // ptxas -O0 spills every value live across a call.
+    let h = header(task);
+    // SAFETY: written by `begin`; the task is alive until the end.
+    unsafe {
+        // States the task pushed (ICV changes, `parallel` inside it) go.
+        state::drop_states_since((*h).mark);
+        let mark = (*h).mark;
+        if !mark.is_null() {
+            // The calling thread's state, which outlives the task.
+            (*h).icvs.restore(&mut (*mark).icvs);
+        } else if (*h).restore_team {
+            let icvs = (*h).icvs;
+            state::update_team(|t| icvs.restore(&mut t.icvs));
+        }
+        // The block `alloc` made; the caller gives the task up.
+        arch::free(h.cast());
+    }
+}
+}
+
+/// `__kmpc_omp_task` and `__kmpc_omp_task_with_deps`: runs the task now.
+///
+/// # Safety
+/// `task` came from [`alloc`] with clang's entry `i32 (i32, kmp_task_t *)`
+/// and is not used after.
+pub unsafe fn run(gtid: i32, task: *mut c_void) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        begin(gtid, task);
+        // From the header, not kept across `begin`: at -O0 a value live
+        // across a call costs this function stack.
+        let gtid = (*header(task)).gtid;
+        let entry: arch::TaskEntry = core::mem::transmute((&raw const (*task.cast::<KmpTask>()).routine).read());
+        entry(gtid, task);
+        destroy_privates(task);
+        end(task);
+    }
+}
+
+/// `__kmpc_taskloop`: the whole loop as one task. Its normalised bounds
+/// `lb..=ub` are in the task already; an empty loop runs no iteration, and
+/// its task only ends (destructors, then freed), as the host runtime's. The task
+/// runs the last iteration, so its last-iteration flag is set for
+/// `lastprivate` (the host runtime's task-duplication callback sets it in
+/// each task it splits off; here no task is split off).
+///
+/// # Safety
+/// As [`run`]; `lb` and `ub` point into `task`, where clang put them.
+pub unsafe fn taskloop(gtid: i32, task: *mut c_void, lb: *mut u64, ub: *mut u64) {
+    // SAFETY: clang's fields of the task.
+    unsafe {
+        if *lb > *ub {
+            begin(gtid, task);
+            destroy_privates(task);
+            end(task);
+            return;
+        }
+        lb.cast::<u8>().add(LITER_AFTER_LB).cast::<i32>().write(1);
+        run(gtid, task);
+    }
+}
