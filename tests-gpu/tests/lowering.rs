@@ -133,18 +133,30 @@ fn runtime_stack_frames_stay_small() {
 
 /// saxpy.c built at `opt` in a fresh folder: the folder (the caller removes
 /// it), the source, and the linked image's kernel costs.
-fn saxpy_costs(opt: &str) -> (std::path::PathBuf, std::path::PathBuf, std::collections::BTreeMap<String, xtask::static_cost::Cost>) {
+fn saxpy_costs(opt: &str) -> (std::path::PathBuf, std::path::PathBuf, Costs) {
     program_costs("saxpy", opt)
 }
 
+type Costs = std::collections::BTreeMap<String, xtask::static_cost::Cost>;
+
 /// Builds a corpus program and reads its kernels' costs from the image.
-fn program_costs(
+fn program_costs(program: &str, opt: &str) -> (std::path::PathBuf, std::path::PathBuf, Costs) {
+    costs_of(program, opt, |src, dir| corpus::build_executable(src, opt, dir))
+}
+
+/// [`program_costs`] of the program linked with `-O2 -foffload-lto`.
+fn lto_program_costs(program: &str) -> (std::path::PathBuf, std::path::PathBuf, Costs) {
+    costs_of(program, "-O2lto", corpus::build_lto_executable)
+}
+
+fn costs_of(
     program: &str,
-    opt: &str,
-) -> (std::path::PathBuf, std::path::PathBuf, std::collections::BTreeMap<String, xtask::static_cost::Cost>) {
-    let dir = scratch_dir(&format!("cost-{program}{opt}"));
+    tag: &str,
+    build: impl Fn(&std::path::Path, &std::path::Path) -> xtask::Result<std::path::PathBuf>,
+) -> (std::path::PathBuf, std::path::PathBuf, Costs) {
+    let dir = scratch_dir(&format!("cost-{program}{tag}"));
     let src = xtask::repo_root().join(format!("tests-gpu/programs/{program}.c"));
-    let exe = corpus::build_executable(&src, opt, &dir).unwrap_or_else(|e| panic!("{e}"));
+    let exe = build(&src, &dir).unwrap_or_else(|e| panic!("{e}"));
     let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
     (dir, src, costs)
 }
@@ -218,10 +230,7 @@ fn spmd_kernel_keeps_its_static_cost() {
 /// team state (112 bytes of shared memory) and needed 48-78 registers.
 #[test]
 fn lto_link_internalises_the_runtime_and_folds_its_state() {
-    let dir = scratch_dir("lto-saxpy");
-    let src = xtask::repo_root().join("tests-gpu/programs/saxpy.c");
-    let exe = corpus::build_lto_executable(&src, &dir).unwrap_or_else(|e| panic!("{e}"));
-    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
+    let (dir, _, costs) = lto_program_costs("saxpy");
     assert_eq!(costs.len(), 1, "{costs:?}");
     let (name, cost) = costs.iter().next().unwrap();
     assert!(cost.registers <= 20, "{name}: {} registers", cost.registers);
@@ -239,10 +248,7 @@ fn lto_link_internalises_the_runtime_and_folds_its_state() {
 /// (8 bytes of stack each; `dynamic_1` 48 registers, 27 inlined), none now.
 #[test]
 fn lto_link_inlines_the_parallel_regions() {
-    let dir = scratch_dir("lto-schedules");
-    let src = xtask::repo_root().join("tests-gpu/programs/schedules.c");
-    let exe = corpus::build_lto_executable(&src, &dir).unwrap_or_else(|e| panic!("{e}"));
-    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
+    let (dir, _, costs) = lto_program_costs("schedules");
     assert!(costs.len() > 30, "{costs:?}");
     let framed: Vec<&String> = costs.iter().filter(|(_, c)| c.stack_bytes > 0).map(|(name, _)| name).collect();
     assert!(framed.is_empty(), "kernels with a stack frame (a region called, not inlined): {framed:?}");

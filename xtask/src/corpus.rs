@@ -99,8 +99,13 @@ pub fn user_flags(arch: &str) -> Result<Vec<String>> {
 }
 
 fn compiler_for(src: &Path) -> Result<PathBuf> {
-    let clang = tools::clang()?;
-    Ok(if src.extension().is_some_and(|x| x == "cpp") { clang.with_file_name("clang++") } else { clang })
+    Ok(driver_for(&tools::clang()?, src))
+}
+
+/// The driver beside `clang` that compiles and links `src`: `clang++` for a
+/// C++ program, which links the C++ library.
+pub fn driver_for(clang: &Path, src: &Path) -> PathBuf {
+    if src.extension().is_some_and(|x| x == "cpp") { clang.with_file_name("clang++") } else { clang.to_path_buf() }
 }
 
 /// Compiles and links `src` at `opt` into `out/<name>.<opt>`.

@@ -61,12 +61,11 @@ fn llvm19_host_libs() -> Result<PathBuf> {
 
 /// A compile of the program `src` against `runtime` (clang 22 + omprt, or
 /// clang 19 + LLVM 19's DeviceRTL); the caller adds what to produce. A C++
-/// program gets the `clang++` driver, which links the C++ library.
+/// program gets the `clang++` driver (`corpus::driver_for`).
 pub fn device_compile(runtime: Runtime, src: &Path) -> Result<Command> {
-    let driver = |clang: &Path| if src.extension().is_some_and(|x| x == "cpp") { clang.with_file_name("clang++") } else { clang.to_path_buf() };
     Ok(match runtime {
         Runtime::Omprt => {
-            let mut c = Command::new(driver(&tools::clang()?));
+            let mut c = Command::new(corpus::driver_for(&tools::clang()?, src));
             c.args(corpus::user_flags(ARCH)?);
             c
         }
@@ -75,7 +74,7 @@ pub fn device_compile(runtime: Runtime, src: &Path) -> Result<Command> {
             if !clang19.is_file() {
                 return Err("clang-19 not found: run 'bash scripts/setup.sh'".into());
             }
-            let mut c = Command::new(driver(clang19));
+            let mut c = Command::new(corpus::driver_for(clang19, src));
             c.args(["-fopenmp", &format!("--offload-arch={ARCH}")])
                 .arg(format!("--cuda-path={}", tools::cuda_path()?.display()))
                 .arg(format!("--libomptarget-nvptx-bc-path={}", llvm19_bitcode()?.display()))
