@@ -7,10 +7,9 @@
 //! and nvlink failed on `state_machines.c` at -O2. Two places call it, both
 //! inlined into kernels, where it folds: the region entry's choice of path
 //! (`parallel::in_spmd_kernel`) and the kernel end (`kernel::target_deinit`).
-//! In a function reached from kernels of both modes
-//! the call stays, and links (checked on 2026-11-24 with a `declare target`
-//! function holding a parallel region, called from a generic and an SPMD
-//! kernel, -O0 to -O3).
+//! Where openmp-opt cannot fold it (a function reached from kernels of both
+//! modes), clang inlines it afterwards (`.omprt.always_inline_later`): a
+//! call would cost the kernel registers.
 
 use crate::arch::{self, WARP_SIZE};
 use crate::state;

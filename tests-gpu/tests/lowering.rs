@@ -255,6 +255,24 @@ fn lto_link_inlines_the_parallel_regions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A kernel that calls a function takes at least 24 registers: ptxas -c
+/// compiles a `.func` to the calling convention's registers and nvlink gives
+/// the kernel the most of anything it calls (checked on 2026-11-25 with a
+/// function of one shared load). In a file with kernels of both modes
+/// openmp-opt cannot fold `__kmpc_is_spmd_exec_mode` in the runtime's shared
+/// functions; `noinline`, the call then stayed in the LTO build of
+/// state_machines.c's SPMDized kernel: 24 registers and 5 bytes of shared
+/// memory, 10 and none since the call is inlined after openmp-opt (LLVM 19's
+/// LTO build: 10 and none).
+#[test]
+fn lto_link_inlines_the_mode_query_it_cannot_fold() {
+    let (dir, _, costs) = lto_program_costs("state_machines");
+    let (name, cost) = costs.iter().find(|(name, _)| name.ends_with("_l11")).unwrap_or_else(|| panic!("no l11 kernel: {costs:?}"));
+    assert!(cost.registers < 24, "{name}: {} registers (a call left in the kernel?)", cost.registers);
+    assert_eq!(cost.smem_bytes, 0, "{name}: static shared memory");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A static schedule over a constant trip count below 2^16 divides it by the
 /// team size, which LLVM knows is at most 1024: unless the runtime hides the
 /// divisor's range (`arch::wide_divisor`), LLVM makes that a 16-bit division
@@ -400,10 +418,14 @@ fn generic_region_arguments_reach_the_workers_without_the_slots() {
 
 /// mixed_modes.c's region sits in a function that a generic and an SPMD
 /// kernel both call, so its entry cannot fold the mode per kernel: the
-/// function must still ask `__kmpc_is_spmd_exec_mode` at run time, which is
-/// the path the program's expected output checks on a GPU. If the kernels
-/// stop calling the function or openmp-opt learns to fold the call there,
-/// the program no longer covers that path and needs another shape.
+/// function must keep both region entries and choose at run time, which is
+/// the path the program's expected output checks on a GPU. The choice is
+/// `__kmpc_is_spmd_exec_mode`, inlined once openmp-opt has folded what it
+/// can (a call left in a kernel costs it registers), so the test looks for
+/// both entries: the generic one hands the workers the region's wrapper, the
+/// SPMD one holds the threads outside the team in a `barrier.red.or`. If the
+/// kernels stop calling the function or openmp-opt learns to fold the mode
+/// there, the program no longer covers that path and needs another shape.
 #[test]
 fn region_shared_by_both_modes_asks_the_mode_at_run_time() {
     let dir = scratch_dir("mixed-modes");
@@ -418,11 +440,10 @@ fn region_shared_by_both_modes_asks_the_mode_at_run_time() {
         .take_while(|l| *l != "}")
         .collect();
     assert!(!body.is_empty(), "{callee} is not defined: {}", ptx.display());
-    assert!(
-        body.iter().any(|l| l.contains("call.uni (retval0), __kmpc_is_spmd_exec_mode")),
-        "{callee} no longer asks the mode: {}",
-        ptx.display()
-    );
+    let code = |l: &&&str| !l.trim_start().starts_with("//") && !l.trim_start().starts_with('$');
+    assert!(body.iter().filter(code).any(|l| l.contains("bump_omp_outlined_wrapper")), "{callee} lost the generic-mode entry: {}", ptx.display());
+    assert!(body.iter().filter(code).any(|l| l.contains("barrier.red.or")), "{callee} lost the SPMD entry: {}", ptx.display());
+    assert!(!body.iter().filter(code).any(|l| l.contains("__kmpc_is_spmd_exec_mode")), "{callee} calls the mode query: {}", ptx.display());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

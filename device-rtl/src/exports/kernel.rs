@@ -41,8 +41,13 @@ pub extern "C-unwind" fn __kmpc_get_warp_size() -> i32 {
     arch::WARP_SIZE as i32
 }
 
+/// openmp-opt folds this per kernel where it can; clang inlines the calls it
+/// leaves (`.omprt.always_inline_later`), since a kernel that makes any call
+/// takes at least 24 registers (state_machines.c's SPMDized kernel with
+/// `-foffload-lto`: 24 -> 10).
 #[unsafe(no_mangle)]
 #[inline(never)]
+#[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
 pub extern "C-unwind" fn __kmpc_is_spmd_exec_mode() -> i8 {
     i8::from(mapping::is_spmd_mode())
 }
