@@ -36,10 +36,12 @@ impl Dim {
     /// The position of `v` in this dimension, if it is one of its iterations.
     pub fn index(&self, v: i64) -> Option<u64> {
         let off = v.wrapping_sub(self.lo);
-        if self.st == 0 || off % self.st != 0 {
+        // Wrapping: `i64::MIN / -1` overflows, and a checked operation would
+        // leave a call of Rust's panic code in the kernel.
+        if self.st == 0 || off.wrapping_rem(self.st) != 0 {
             return None;
         }
-        let k = off / self.st;
+        let k = off.wrapping_div(self.st);
         (k >= 0 && (k as u64) < self.range()).then_some(k as u64)
     }
 }
@@ -191,5 +193,14 @@ mod tests {
         assert_eq!(linear(&dims, &[2, 10]), None, "not an iteration");
         assert_eq!(linear(&dims, &[-1, 10]), None, "before the first");
         assert_eq!(linear(&dims, &[11, 10]), None, "after the last");
+    }
+
+    #[test]
+    fn a_vector_at_the_type_limit_is_no_iteration_and_no_overflow() {
+        // `off / st` would be `i64::MIN / -1` here.
+        let d = Dim { lo: 0, up: i64::MIN + 1, st: -1 };
+        assert_eq!(d.range(), 1 << 63);
+        assert_eq!(d.index(i64::MIN + 1), Some(i64::MAX as u64), "the last iteration");
+        assert_eq!(d.index(i64::MIN), None, "one past the last");
     }
 }
