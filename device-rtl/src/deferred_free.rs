@@ -1,13 +1,15 @@
-//! Heap blocks a team gives back at the end of a kernel without calling
-//! `free` (the per-thread arrays), freed by the next heap allocation.
+//! Heap blocks the runtime gives back without calling `free`, freed by the
+//! next heap allocation: the per-thread arrays at the end of a kernel, and a
+//! thread's record of a dispatched loop at its end (`dispatch::deinit`).
 //!
 //! Why: clang compiles device code relocatable (`ptxas -c`), where any call
-//! gives a kernel at least 24 registers. The kernel-end release of the
-//! per-thread arrays (`state::release_thread_states`) is reachable in every
-//! kernel that cannot prove the arrays were never made, which is every
-//! kernel of a file that mixes SPMD and generic kernels (schedules.c: 1422 ->
-//! 1326 registers with this list). A push is a compare-and-swap loop; the
-//! allocation path calls `malloc` anyway.
+//! gives a kernel at least 24 registers, and a call costs registers around
+//! it. The kernel-end release of the per-thread arrays
+//! (`state::release_thread_states`) is reachable in every kernel that cannot
+//! prove the arrays were never made, which is every kernel of a file that
+//! mixes SPMD and generic kernels (schedules.c: 1422 -> 1326 registers with
+//! this list); the same holds for a loop's record. A push is a
+//! compare-and-swap loop; the allocation path calls `malloc` anyway.
 //!
 //! One list per device image (a static of the module), taken whole (a swap
 //! with null, so no pop of single blocks and no ABA hazard) before every
@@ -74,7 +76,7 @@ pub fn for_each_in_chain(mut block: *mut u8, mut free_block: impl FnMut(*mut u8)
     }
 }
 
-/// Gives a heap block back at the end of a kernel, without a call.
+/// Gives a heap block back without a call.
 #[inline(always)]
 pub fn free_later(block: *mut c_void) {
     arch::deferred_frees().push(block.cast());

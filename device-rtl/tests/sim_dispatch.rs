@@ -433,6 +433,46 @@ fn nested_serialized_loops_are_private_to_each_thread() {
     }
 }
 
+/// Each thread's record of an `ordered` loop goes back to the heap: `deinit`
+/// hands it to the device's list of blocks given back (no `free` call in the
+/// kernel), which the next allocation, the next loop's record, empties. So
+/// over many loops the team holds at most one loop's records, not one per
+/// loop.
+#[test]
+fn private_loop_records_go_back_by_the_next_loop() {
+    const THREADS: u32 = 32;
+    const LOOPS: usize = 25;
+    struct Job {
+        tallies: Vec<Tally>,
+        live: std::sync::atomic::AtomicI64,
+    }
+    extern "C-unwind" fn body(_g: *mut i32, _b: *mut i32, arg: *mut c_void) {
+        let job = unsafe { &*(arg as *const Job) };
+        for (k, tally) in job.tallies.iter().enumerate() {
+            let lp = Loop { lb: 0, ub: 40 + k as i128, st: 1, sched: [ORDERED_STATIC, ORDERED_DYNAMIC][k % 2], chunk: 1 };
+            dispatch_loop::<i32>(&lp, tally, true);
+        }
+    }
+    let job = Job { tallies: (0..LOOPS).map(|k| Tally::new(41 + k)).collect(), live: Default::default() };
+    let env = Shared(kernel_env(ExecMode::SPMD, THREADS as i32));
+    let arg = Shared(&job);
+    sim::launch(1, THREADS, || unsafe {
+        let before = sim::live_heap_blocks();
+        __kmpc_target_init(env.get(), no_launch_env());
+        let mut args = [*arg.get() as *const Job as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, body as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        __kmpc_target_deinit();
+        // A block may be freed by another thread than its owner: the team's sum.
+        arg.get().live.fetch_add(sim::live_heap_blocks() - before, Ordering::SeqCst);
+    });
+    for (k, t) in job.tallies.iter().enumerate() {
+        t.check(&format!("ordered loop {k}"), true);
+    }
+    // The last loop's records, and the team's per-thread arrays.
+    let live = job.live.load(Ordering::SeqCst);
+    assert!(live <= i64::from(THREADS) + 4, "{live} heap blocks left after {LOOPS} loops of {THREADS} threads");
+}
+
 /// `distribute` + dispatch: each team gets a balanced share of the loop.
 #[test]
 fn dist_dispatch_splits_the_loop_among_teams() {

@@ -633,7 +633,11 @@ pub fn fini() {
     p.cursor += 1;
 }
 
-/// `__kmpc_dispatch_deinit`: pops the caller's private record, if any.
+/// `__kmpc_dispatch_deinit`: pops the caller's private record, if any, and
+/// gives it to the next heap allocation to free (`deferred_free`): a `free`
+/// here is a call in every kernel with a dispatched loop, where LLVM cannot
+/// prove that no thread pushed a record (schedules.c's 64-bit dynamic
+/// kernel 34 -> 32 registers, LLVM 19: 32; its dispatched kernels 37 -> 36).
 pub fn deinit() {
     let private = private_top();
     if private.is_null() {
@@ -642,7 +646,7 @@ pub fn deinit() {
     // SAFETY: this thread's own slot and the record it pushed.
     unsafe {
         *state::LOOP_RECORDS.existing_slot() = (*private).previous.cast();
-        arch::free(private.cast());
+        crate::deferred_free::free_later(private.cast());
     }
 }
 
