@@ -59,7 +59,11 @@ pub unsafe fn parallel_reduce(data: *mut c_void, shuffle: ShuffleReduceFn, copy:
         return 1;
     }
     // The team's threads are hardware ids 0..n (SPMD, and generic workers).
-    let tid = mapping::thread_id_in_block();
+    // Read anew (`asm`): in a `distribute` loop around the region LLVM hoisted
+    // the lane, the warp and their addresses out of the loop and kept them in
+    // registers across it (reductions_all.c l99 40 -> 37 registers, LLVM 19:
+    // 39; the benchmark's dot 32 -> 28).
+    let tid = arch::thread_id_in_block_reread();
     let warps = n.div_ceil(WARP);
     let warp = tid / WARP;
     // SAFETY: forwarded from the caller.

@@ -538,7 +538,6 @@ fn no_kernel_costs_more_than_with_llvm19_except_the_known_ones() {
     assert_no_gaps_but(
         "-O2",
         &[
-            ("reductions_all.c", "l99", "registers", 40),
             ("schedules.c", "l66_1", "registers", 22),
         ],
     );
