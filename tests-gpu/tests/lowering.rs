@@ -24,6 +24,22 @@ fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
         assert!(b.executable.is_file(), "{} {}: no executable", b.program, b.opt);
         assert!(b.needed.contains("__kmpc_target_init"), "{} {}: no kernel found in the device IR", b.program, b.opt);
     }
+    // In the -foffload-lto images every runtime function is inlined: one left
+    // is called, and a call costs a kernel at least 24 registers (before the
+    // seventeenth revision: `__kmpc_is_spmd_exec_mode` in state_machines.c,
+    // Rust's panic code in doacross.c).
+    for program in &programs {
+        let stem = program.rsplit_once('.').map_or(*program, |(stem, _)| stem);
+        let exe = corpus::Options::default().out.join(format!("{stem}.O2lto"));
+        let data = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+        let input = omprt_host::image::read(&data).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+        for image in &input.images {
+            let Some(cubin) = image.cubin() else { continue };
+            let cubin = cubin.unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+            let left: Vec<&str> = cubin.functions.iter().map(|f| f.name).filter(|name| is_runtime_function(name)).collect();
+            assert!(left.is_empty(), "{}: runtime functions left out of line: {left:?}", exe.display());
+        }
+    }
     let report = abi_table::check_bitcode(&runtime_dir().join("libomptarget-nvptx.bc"), &summary.needed_symbols())
         .unwrap_or_else(|e| panic!("{e}"));
     println!("{}", report.render());
@@ -273,13 +289,20 @@ fn lto_link_inlines_the_mode_query_it_cannot_fold() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A runtime function in a linked image: `__kmpc_*`/`omp_*` entry points and
+/// the runtime's own (Rust-mangled) functions.
+fn is_runtime_function(name: &str) -> bool {
+    name.starts_with("__kmpc_") || name.starts_with("omp_") || name.starts_with("_RN")
+}
+
 /// No device function of the corpus at -O2 calls the runtime: every call of
-/// a `__kmpc_*`/`omp_*` entry point or of the runtime's own (Rust-mangled)
-/// functions is inlined or folded. A call costs a kernel at least 24
+/// a runtime function is inlined or folded. A call costs a kernel at least 24
 /// registers (see `lto_link_inlines_the_mode_query_it_cannot_fold`). Left
 /// are clang's calls of its own functions, indirect calls, and `malloc`,
 /// `free` and `vprintf`. Checked to fail on the sixteenth revision's runtime
-/// (mixed_modes.c's shared function called `__kmpc_is_spmd_exec_mode`).
+/// (mixed_modes.c's shared function called `__kmpc_is_spmd_exec_mode`). The
+/// `-foffload-lto` images are checked by the corpus test, from the functions
+/// left in them.
 #[test]
 fn no_device_function_calls_the_runtime() {
     let dir = scratch_dir("runtime-calls");
@@ -290,7 +313,7 @@ fn no_device_function_calls_the_runtime() {
             // `call.uni (retval0), name, (args);` or `call.uni name, (args);`
             let operands = line.split_once(char::is_whitespace).map_or("", |(_, rest)| rest);
             let callee = operands.split(',').map(str::trim).find(|w| !w.starts_with('(')).unwrap_or("");
-            if callee.starts_with("__kmpc_") || callee.starts_with("omp_") || callee.starts_with("_RN") {
+            if is_runtime_function(callee) {
                 calls.push(format!("{}: {line}", ptx.display()));
             }
         }
