@@ -436,8 +436,10 @@ fn nested_serialized_loops_are_private_to_each_thread() {
 /// Each thread's record of an `ordered` loop goes back to the heap: `deinit`
 /// hands it to the device's list of blocks given back (no `free` call in the
 /// kernel), which the next allocation, the next loop's record, empties. So
-/// over many loops the team holds at most one loop's records, not one per
-/// loop.
+/// over many loops the team holds at most two loops' records, not one per
+/// loop: a thread may give its record back after the others allocated for
+/// the next loop, but before the barriers that end that loop's `init`, so
+/// the allocations for the loop after it take it.
 #[test]
 fn private_loop_records_go_back_by_the_next_loop() {
     const THREADS: u32 = 32;
@@ -468,9 +470,9 @@ fn private_loop_records_go_back_by_the_next_loop() {
     for (k, t) in job.tallies.iter().enumerate() {
         t.check(&format!("ordered loop {k}"), true);
     }
-    // The last loop's records, and the team's per-thread arrays.
+    // The last two loops' records, and the team's per-thread arrays.
     let live = job.live.load(Ordering::SeqCst);
-    assert!(live <= i64::from(THREADS) + 4, "{live} heap blocks left after {LOOPS} loops of {THREADS} threads");
+    assert!(live <= 2 * i64::from(THREADS) + 4, "{live} heap blocks left after {LOOPS} loops of {THREADS} threads");
 }
 
 /// `distribute` + dispatch: each team gets a balanced share of the loop.
