@@ -24,13 +24,16 @@ fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
         assert!(b.executable.is_file(), "{} {}: no executable", b.program, b.opt);
         assert!(b.needed.contains("__kmpc_target_init"), "{} {}: no kernel found in the device IR", b.program, b.opt);
     }
-    // In the -foffload-lto images every runtime function is inlined: one left
-    // is called, and a call costs a kernel at least 24 registers (before the
-    // seventeenth revision: `__kmpc_is_spmd_exec_mode` in state_machines.c,
-    // Rust's panic code in doacross.c).
-    for program in &programs {
+    // Optimised, every runtime function is inlined or folded: one left in an
+    // image is called, and a call costs a kernel at least 24 registers (see
+    // `lto_link_inlines_the_mode_query_it_cannot_fold`). Before the
+    // seventeenth revision: `__kmpc_is_spmd_exec_mode` in mixed_modes.O2 and
+    // state_machines.O2lto, Rust's panic code in doacross.O2lto. Left are
+    // clang's functions (regions, wrappers, task entries) and ptxas's
+    // division routines.
+    for (program, build) in programs.iter().flat_map(|p| ["O2", "O2lto"].map(|b| (p, b))) {
         let stem = program.rsplit_once('.').map_or(*program, |(stem, _)| stem);
-        let exe = corpus::Options::default().out.join(format!("{stem}.O2lto"));
+        let exe = corpus::Options::default().out.join(format!("{stem}.{build}"));
         let data = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
         let input = omprt_host::image::read(&data).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
         for image in &input.images {
@@ -295,33 +298,6 @@ fn is_runtime_function(name: &str) -> bool {
     name.starts_with("__kmpc_") || name.starts_with("omp_") || name.starts_with("_RN")
 }
 
-/// No device function of the corpus at -O2 calls the runtime: every call of
-/// a runtime function is inlined or folded. A call costs a kernel at least 24
-/// registers (see `lto_link_inlines_the_mode_query_it_cannot_fold`). Left
-/// are clang's calls of its own functions, indirect calls, and `malloc`,
-/// `free` and `vprintf`. Checked to fail on the sixteenth revision's runtime
-/// (mixed_modes.c's shared function called `__kmpc_is_spmd_exec_mode`). The
-/// `-foffload-lto` images are checked by the corpus test, from the functions
-/// left in them.
-#[test]
-fn no_device_function_calls_the_runtime() {
-    let dir = scratch_dir("runtime-calls");
-    let mut calls = Vec::new();
-    for src in corpus::programs(&xtask::repo_root().join("tests-gpu/programs")).unwrap() {
-        let (ptx, text) = device_ptx(&src, &dir);
-        for line in text.lines().map(str::trim_start).filter(|l| l.starts_with("call")) {
-            // `call.uni (retval0), name, (args);` or `call.uni name, (args);`
-            let operands = line.split_once(char::is_whitespace).map_or("", |(_, rest)| rest);
-            let callee = operands.split(',').map(str::trim).find(|w| !w.starts_with('(')).unwrap_or("");
-            if is_runtime_function(callee) {
-                calls.push(format!("{}: {line}", ptx.display()));
-            }
-        }
-    }
-    assert!(calls.is_empty(), "calls of the runtime left in device code:\n{}", calls.join("\n"));
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 /// A static schedule over a constant trip count below 2^16 divides it by the
 /// team size, which LLVM knows is at most 1024: unless the runtime hides the
 /// divisor's range (`arch::wide_divisor`), LLVM makes that a 16-bit division
@@ -473,7 +449,7 @@ fn generic_region_arguments_reach_the_workers_without_the_slots() {
 /// can (a call left in a kernel costs it registers), so the test looks for
 /// both entries: the generic one hands the workers the region's wrapper, the
 /// SPMD one holds the threads outside the team in a `barrier.red.or` (that
-/// no call is left: `no_device_function_calls_the_runtime`). If the
+/// no call is left: the corpus test). If the
 /// kernels stop calling the function or openmp-opt learns to fold the mode
 /// there, the program no longer covers that path and needs another shape.
 #[test]
