@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the benchmarks of tests-gpu/bench/ three ways and packs what a GPU
+# Builds the benchmarks of tests-gpu/bench/ four ways and packs what a GPU
 # machine without compilers needs to run them into .bench-bundle/ (git-ignored,
 # carried on its own: it stays under the 64 MiB a device call carries):
 #   bin/<program>.omprt   clang 22 -O2 + omprt (target/omprt/lib, or $OMPRT_LIB_DIR)
+#   bin/<program>.omprtlto  the same with -foffload-lto
 #   bin/<program>.llvm19  clang 19 -O2 -foffload-lto + LLVM 19's DeviceRTL
 #                         (.toolchain/llvm19), device image made whole-program by
 #                         ptxas 12.9 instead of CUDA 13's nvlink (see below)
@@ -66,6 +67,11 @@ omprt_flags=(-fopenmp --offload-arch=$arch "--cuda-path=$cuda" "--libomptarget-n
 echo "omprt:  $(clang-22 --version | sed -n 1p); clang-22 -O2 ${omprt_flags[*]}" >>"$build_log"
 for p in "${programs[@]}"; do
     build omprt "$p" clang-22 -O2 "${omprt_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.omprt" -lm
+done
+# (a') the same with -foffload-lto: LLVM 19 below is built with LTO too.
+echo "omprtlto: clang-22 -O2 -foffload-lto ${omprt_flags[*]}" >>"$build_log"
+for p in "${programs[@]}"; do
+    build omprtlto "$p" clang-22 -O2 -foffload-lto "${omprt_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.omprtlto" -lm
 done
 
 # (b) clang 19 + LLVM 19's DeviceRTL (as xtask/src/static_cost.rs builds it);

@@ -3,10 +3,11 @@
 # Copied into .bench-bundle/run.sh by scripts/bench-bundle.sh.
 #
 # For BENCH_ROUNDS rounds (default 3), runs every benchmark with every runtime
-# in turn (omprt, LLVM 19, GCC: interleaved, so drift hits all three alike),
-# each in its own process with OMP_TARGET_OFFLOAD=MANDATORY; then prints the
-# median time per rep of each, the ratios omprt/LLVM19 and omprt/GCC (above 1:
-# omprt is slower), GB/s where a benchmark moves a known number of bytes, and
+# in turn (omprt, omprt with -foffload-lto, LLVM 19, GCC: interleaved, so
+# drift hits all alike), each in its own process with
+# OMP_TARGET_OFFLOAD=MANDATORY; then prints the median time per rep of each,
+# the ratios omprt/LLVM19, omprt-LTO/LLVM19 (LLVM 19 is built with LTO too)
+# and omprt/GCC (above 1: omprt is slower), GB/s where a benchmark moves a known number of bytes, and
 # validity. Writes the table to ${OUT:-bundle}/bench.txt and the raw lines to
 # bench-raw.txt. Where CUDA's ncu is found (PATH or /usr/local/cuda/bin), it
 # adds each kernel's own time per runtime (BENCH_NCU=0: not). BENCH_REPS /
@@ -35,7 +36,7 @@ libs=$(mktemp -d)
 trap 'rm -rf "$libs"' EXIT
 tar -C "$libs" -xJf "$here/libs.tar.xz" || { echo "omprt bench: cannot unpack libs.tar.xz"; exit 1; }
 benches="stream:copy stream:dot reduce:minmax reduce:teams_sum sched:dynamic1_uneven sched:guided_uneven sched:static_uneven sched:scale_static1 sched:scale_static generic:generic_scale generic:generic_scale_few"
-runtimes="omprt llvm19 gcc"
+runtimes="omprt omprtlto llvm19 gcc"
 raw="$out/bench-raw.txt"
 : >"$raw"
 
@@ -44,16 +45,19 @@ raw="$out/bench-raw.txt"
 # run out, and the record write faults (compute-sanitizer: a write to 0x28).
 llvm19_heap=$((1 << 30))
 heap_for() { [ "$1" = llvm19 ] && echo "LIBOMPTARGET_HEAP_SIZE=$llvm19_heap"; }
+# Both omprt builds run on clang 22's host runtime.
+libs_of() { echo "${1%lto}"; }
 
 run_one() { # runtime program bench -> appends "rt bench seconds valid bytes rc" to $raw
     local rt=$1 prog=$2 name=$3 exe="$here/bin/$2.$1" output rc line
+    local host_libs="$libs/lib/$(libs_of "$rt"):$libs/lib/common"
     if [ ! -x "$exe" ]; then
         echo "$rt $name - - - notbuilt" >>"$raw"; return
     fi
     if [ $host_fallback = 1 ]; then
-        output=$(env -u OMP_TARGET_OFFLOAD LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
+        output=$(env -u OMP_TARGET_OFFLOAD LD_LIBRARY_PATH="$host_libs" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
     else
-        output=$(env $(heap_for "$rt") OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
+        output=$(env $(heap_for "$rt") OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH="$host_libs" timeout "$limit" "$exe" "$name" 2>&1); rc=$?
     fi
     line=$(echo "$output" | awk -v n="$name" '$1 == "bench" && $2 == n {print $3, $4, $5; exit}')
     if [ $rc -eq 0 ] && [ -n "$line" ]; then
@@ -94,7 +98,7 @@ if [ $host_fallback = 0 ] && [ "${BENCH_NCU:-1}" != 0 ] && [ -n "$ncu" ]; then
             exe="$here/bin/${b%%:*}.$rt"
             [ -x "$exe" ] || continue
             env $(heap_for "$rt") BENCH_REPS=10 BENCH_WARMUP=1 OMP_TARGET_OFFLOAD=MANDATORY \
-                LD_LIBRARY_PATH="$libs/lib/$rt:$libs/lib/common" timeout "$limit" \
+                LD_LIBRARY_PATH="$libs/lib/$(libs_of "$rt"):$libs/lib/common" timeout "$limit" \
                 "$ncu" --metrics gpu__time_duration.sum --csv --print-units base "$exe" "${b##*:}" 2>/dev/null \
                 | awk -F'","' -v rt="$rt" -v b="${b##*:}" '$13 == "gpu__time_duration.sum" { v = $15; gsub(/[",]/, "", v); print rt, b, v }' >>"$ncu_raw"
         done
@@ -105,11 +109,11 @@ if [ $host_fallback = 0 ] && [ "${BENCH_NCU:-1}" != 0 ] && [ -n "$ncu" ]; then
         function ratio(a, b) { return (t[a] != "" && t[b] != "") ? sprintf("%.4g", median(t[a]) / median(t[b])) : "-" }
         END {
             print "kernel time (ncu gpu__time_duration, median of the launches of one run: 1 warm-up + 10 reps)"
-            printf "%-17s %12s %12s %12s %12s %10s\n", "benchmark", "omprt us", "LLVM19 us", "GCC us", "omprt/LLVM19", "omprt/GCC"
+            printf "%-17s %9s %9s %9s %9s %12s %12s %10s\n", "benchmark", "omprt us", "LTO us", "LLVM19 us", "GCC us", "omprt/LLVM19", "LTO/LLVM19", "omprt/GCC"
             nb = split(benches, B, " ")
             for (i = 1; i <= nb; ++i) {
                 b = B[i]; sub(/.*:/, "", b)
-                printf "%-17s %12s %12s %12s %12s %10s\n", b, us("omprt " b), us("llvm19 " b), us("gcc " b), ratio("omprt " b, "llvm19 " b), ratio("omprt " b, "gcc " b)
+                printf "%-17s %9s %9s %9s %9s %12s %12s %10s\n", b, us("omprt " b), us("omprtlto " b), us("llvm19 " b), us("gcc " b), ratio("omprt " b, "llvm19 " b), ratio("omprtlto " b, "llvm19 " b), ratio("omprt " b, "gcc " b)
             }
         }' "$ncu_raw" >"$ncu_table"
 fi
@@ -121,7 +125,7 @@ else
 fi
 summary="$out/bench.txt"
 {
-    echo "# omprt benchmarks: clang 22 + omprt vs clang 19 + LLVM 19 DeviceRTL vs GCC 12 (nvptx)"
+    echo "# omprt benchmarks: clang 22 + omprt (LTO: with -foffload-lto) vs clang 19 + LLVM 19 DeviceRTL (-foffload-lto) vs GCC 12 (nvptx)"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "device: $device"
     echo "rounds: $rounds (interleaved; median shown), reps per run: ${BENCH_REPS:-20}, warm-up: ${BENCH_WARMUP:-3}${BENCH_SHRINK:+, sizes / 2^$BENCH_SHRINK}"
@@ -150,13 +154,13 @@ summary="$out/bench.txt"
         BEGIN { }
         END {
             nb = split(benches, B, " "); nr = split(runtimes, R, " ")
-            printf "%-17s %12s %12s %12s %12s %10s   %s\n", "benchmark", "omprt ms", "LLVM19 ms", "GCC ms", "omprt/LLVM19", "omprt/GCC", "valid (omprt LLVM19 GCC)"
+            printf "%-17s %9s %9s %9s %9s %12s %12s %10s   %s\n", "benchmark", "omprt ms", "LTO ms", "LLVM19 ms", "GCC ms", "omprt/LLVM19", "LTO/LLVM19", "omprt/GCC", "valid (omprt LTO LLVM19 GCC)"
             for (i = 1; i <= nb; ++i) {
                 b = B[i]; sub(/.*:/, "", b)
-                o = cell("omprt", b); l = cell("llvm19", b); g = cell("gcc", b)
-                printf "%-17s %12s %12s %12s %12s %10s   %s %s %s\n", b, o, l, g, ratio(med["omprt " b], med["llvm19 " b]), ratio(med["omprt " b], med["gcc " b]), valid("omprt", b), valid("llvm19", b), valid("gcc", b)
+                o = cell("omprt", b); t = cell("omprtlto", b); l = cell("llvm19", b); g = cell("gcc", b)
+                printf "%-17s %9s %9s %9s %9s %12s %12s %10s   %s %s %s %s\n", b, o, t, l, g, ratio(med["omprt " b], med["llvm19 " b]), ratio(med["omprtlto " b], med["llvm19 " b]), ratio(med["omprt " b], med["gcc " b]), valid("omprt", b), valid("omprtlto", b), valid("llvm19", b), valid("gcc", b)
             }
-            printf "\n%-17s %12s %12s %12s\n", "bandwidth", "omprt GB/s", "LLVM19 GB/s", "GCC GB/s"
+            printf "\n%-17s %12s %12s %12s %12s\n", "bandwidth", "omprt GB/s", "LTO GB/s", "LLVM19 GB/s", "GCC GB/s"
             for (i = 1; i <= nb; ++i) {
                 b = B[i]; sub(/.*:/, "", b)
                 if (bytes[b] + 0 <= 0) continue
