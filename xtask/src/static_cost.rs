@@ -93,7 +93,9 @@ pub fn executable(src: &Path, runtime: Runtime, opt: &str, work: &Path) -> Resul
     if runtime == Runtime::Llvm19 {
         cmd.arg(format!("-L{}", llvm19_lib().display())).arg(format!("-L{}", llvm19_host_libs()?.display()));
     }
-    tools::run(cmd.args(opt.split_whitespace()).arg(src).arg("-o").arg(&exe))?;
+    // clang's temporaries in `work` too: a link that fails (LLVM 19 lacks
+    // some entry points) leaves its objects behind, and the callers remove `work`.
+    tools::run(cmd.env("TMPDIR", work).args(opt.split_whitespace()).arg(src).arg("-o").arg(&exe))?;
     Ok(exe)
 }
 
