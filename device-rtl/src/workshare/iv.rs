@@ -101,6 +101,8 @@ pub trait LoopIv: Copy + Ord + core::fmt::Debug {
     fn distance(lb: Self, ub: Self) -> Self::Unsigned;
     /// `self + d`, for a `d` that keeps the result in range.
     fn offset(self, d: Self::Unsigned) -> Self;
+    /// `self + d`, or `None` past the type's maximum.
+    fn checked_offset(self, d: Self::Unsigned) -> Option<Self>;
     /// A positive chunk as a distance; `None` for chunk <= 0 ("no chunk").
     fn chunk_as_unsigned(chunk: Self::Signed) -> Option<Self::Unsigned>;
     /// Wrapping conversion of a distance to the stride type.
@@ -118,7 +120,7 @@ pub trait LoopIv: Copy + Ord + core::fmt::Debug {
 }
 
 macro_rules! loop_iv {
-    ($t:ty, $s:ty, $u:ty) => {
+    ($t:ty, $s:ty, $u:ty, $checked_offset:ident) => {
         impl LoopIv for $t {
             type Signed = $s;
             type Unsigned = $u;
@@ -129,6 +131,10 @@ macro_rules! loop_iv {
             #[inline(always)]
             fn offset(self, d: $u) -> Self {
                 (self as $u).wrapping_add(d) as $t
+            }
+            #[inline(always)]
+            fn checked_offset(self, d: $u) -> Option<Self> {
+                self.$checked_offset(d)
             }
             #[inline(always)]
             fn chunk_as_unsigned(chunk: $s) -> Option<$u> {
@@ -163,7 +169,7 @@ macro_rules! loop_iv {
     };
 }
 
-loop_iv!(i32, i32, u32);
-loop_iv!(u32, i32, u32);
-loop_iv!(i64, i64, u64);
-loop_iv!(u64, i64, u64);
+loop_iv!(i32, i32, u32, checked_add_unsigned);
+loop_iv!(u32, i32, u32, checked_add);
+loop_iv!(i64, i64, u64, checked_add_unsigned);
+loop_iv!(u64, i64, u64, checked_add);

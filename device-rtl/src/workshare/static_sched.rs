@@ -30,20 +30,24 @@ fn empty<T: LoopIv>(ub: T, stride: T::Signed) -> StaticChunk<T> {
 
 /// `schedule(static, chunk)`: chunk `k` goes to entity `k % count`.
 pub fn static_chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, count: u32) -> StaticChunk<T> {
-    let diff = T::distance(lb, ub);
     let (id, count) = (T::u_from_u32(id), T::u_from_u32(count));
-    let stride = T::stride(chunk.wrapping_mul(count));
-    if lb > ub {
-        return empty(ub, stride);
-    }
-    let last_chunk = diff.div_nonzero(chunk);
-    if id > last_chunk {
-        return empty(ub, stride);
-    }
-    let start = id * chunk; // <= diff: no overflow
-    let rest = diff - start;
+    let step = chunk.checked_mul(count);
+    // The entity's first chunk starts at `lb + id * chunk`. Past `ub` but
+    // inside the type, that is the empty chunk itself; past the type, the
+    // empty chunk starts at the type's maximum (unless that is `ub`). So the
+    // lower bound is one checked addition and a select: in clang's combined
+    // `distribute parallel for`, which reads only the lower bound, that is
+    // the whole cost per chunk of the team (it was two tests and branches).
+    let empty_stride = T::stride(chunk.wrapping_mul(count));
+    let first = match id.checked_mul(chunk).and_then(|start| lb.checked_offset(start)) {
+        Some(first) if first <= ub => first,
+        Some(first) => return StaticChunk { lb: first, ub, stride: empty_stride, last: false },
+        None if ub == T::MAX => return empty(ub, empty_stride),
+        None => return StaticChunk { lb: T::MAX, ub, stride: empty_stride, last: false },
+    };
+    // lb <= first <= ub from here.
+    let rest = T::distance(first, ub);
     let len_minus_one = if chunk - T::Unsigned::ONE < rest { chunk - T::Unsigned::ONE } else { rest };
-    let first = lb.offset(start);
     // clang's loop adds the stride to its bounds in the loop's type. A large
     // `chunk * count` (many teams, a large chunk) can pass the type's maximum
     // from this chunk, and wrapped it would run chunks again: without a chunk
@@ -52,10 +56,11 @@ pub fn static_chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, coun
     // is small (saxpy.c's threads, at most a block of 1024), the test folds
     // away; capping every stride cost that kernel 3 registers.
     let quarter = T::Unsigned::from_u64(1 << (8 * core::mem::size_of::<T>() - 2));
-    let stride = match chunk.checked_mul(count) {
+    let stride = match step {
         Some(step) if step <= quarter || step <= rest => T::stride(step),
         _ => T::stride(rest.wrapping_add(T::Unsigned::ONE)),
     };
+    let last_chunk = T::distance(lb, ub).div_nonzero(chunk);
     StaticChunk { lb: first, ub: first.offset(len_minus_one), stride, last: last_chunk.rem_nonzero(count) == id }
 }
 
@@ -163,6 +168,16 @@ mod tests {
                         let step = Some(Into::<u64>::into(chunk) as i128 * i128::from(count));
                         let (hits, lasts) = cover(lb, ub, count, step, |id| static_chunked(lb, ub, chunk, id, count));
                         assert_exact(&hits, lasts);
+                    }
+                    /// Empty chunks too start at or above `lb`: past the
+                    /// end, never wrapped around to below it.
+                    #[test]
+                    fn chunked_never_starts_below_lb(lb in any::<$t>(), ub in any::<$t>(), chunk in chunks::<$t>(), count in 1u32..80) {
+                        for id in 0..count {
+                            let c = static_chunked(lb, ub, chunk, id, count);
+                            prop_assert!(c.lb >= lb, "id {}: {:?}", id, c);
+                            prop_assert!(c.lb <= c.ub || !c.last);
+                        }
                     }
                     #[test]
                     fn balanced(base in any::<$t>(), len in 0u32..700, count in 1u32..300, from_top in any::<bool>()) {
