@@ -7,8 +7,8 @@
 # drift hits all alike), each in its own process with
 # OMP_TARGET_OFFLOAD=MANDATORY; then prints the median time per rep of each,
 # the ratios omprt/LLVM19, omprt-LTO/LLVM19 (LLVM 19 is built with LTO too)
-# and omprt/GCC (above 1: omprt is slower), GB/s where a benchmark moves a known number of bytes, and
-# validity. Writes the table to ${OUT:-bundle}/bench.txt and the raw lines to
+# and omprt/GCC (above 1: omprt is slower), GB/s where a benchmark moves a
+# known number of bytes, and validity. Writes the table to ${OUT:-bundle}/bench.txt and the raw lines to
 # bench-raw.txt. Where CUDA's ncu is found (PATH or /usr/local/cuda/bin), it
 # adds each kernel's own time per runtime (BENCH_NCU=0: not). BENCH_REPS /
 # BENCH_WARMUP go to the programs; BENCH_TIMEOUT (default 300) bounds each run
