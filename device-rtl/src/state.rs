@@ -7,7 +7,7 @@
 //! initial thread, or a region protocol's leader) and published to the others
 //! by a block barrier. That rule is what makes the plain loads and stores below
 //! race-free. The per-thread arrays, installed concurrently with a
-//! compare-and-swap, live apart from it ([`PerThreadArrays`]).
+//! compare-and-swap, live apart from it ([`PerThreadArrayCell`]).
 #![allow(unsafe_code)]
 
 use crate::{arch, config, debug, mapping};
@@ -183,43 +183,38 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
     });
     // SAFETY: the initial thread, before the barrier that releases the others.
     unsafe {
-        let arrays = arch::team_per_thread().0.get();
-        (*arrays).thread_states = core::ptr::null_mut();
-        (*arrays).loop_records = core::ptr::null_mut();
+        *arch::team_thread_states().field() = core::ptr::null_mut();
+        *arch::team_loop_records().field() = core::ptr::null_mut();
     }
 }
 
-/// The team's per-thread arrays: one pointer per thread of the block each,
-/// allocated the first time any thread needs one ([`PerThread`]). A static of
-/// their own, apart from the team state: the compare-and-swap that installs
-/// them kept LLVM from splitting the team state into the fields a kernel uses
-/// (ordered.c: 176 bytes of shared memory).
-#[repr(C)]
-pub struct PerThreadArrays {
-    /// Each thread's innermost ICV state.
-    pub thread_states: *mut *mut ThreadState,
-    /// Each thread's innermost dispatched loop (`workshare::dispatch`). An
-    /// array of its own so that kernels with such loops keep `thread_states`
-    /// null and their ICV queries still fold.
-    pub loop_records: *mut *mut c_void,
-}
-
-/// The shared-memory cell of [`PerThreadArrays`].
-pub struct PerThreadArraysCell(pub UnsafeCell<PerThreadArrays>);
+/// Where one of the team's per-thread arrays ([`PerThread`]) hangs: null
+/// until a thread of the block needs it. Each array is a static of its own,
+/// apart from the team state and from each other: the compare-and-swap that
+/// installs one kept LLVM from splitting the static it lived in (ordered.c:
+/// 176 bytes of shared memory in the team state), and a kernel whose loops
+/// need records but whose threads never need ICVs of their own pays for one
+/// pointer, not two (ordered.c with `-foffload-lto`: 8 bytes less).
+pub struct PerThreadArrayCell(UnsafeCell<*mut c_void>);
 
 // SAFETY: installed with a compare-and-swap, read with benign plain loads
 // (see `PerThread`), reset by the initial thread between barriers.
-unsafe impl Sync for PerThreadArraysCell {}
+unsafe impl Sync for PerThreadArrayCell {}
 // SAFETY: as for `TeamSharedCell`.
-unsafe impl Send for PerThreadArraysCell {}
+unsafe impl Send for PerThreadArrayCell {}
 
-impl PerThreadArraysCell {
+impl PerThreadArrayCell {
     pub const fn new() -> Self {
-        PerThreadArraysCell(UnsafeCell::new(PerThreadArrays { thread_states: core::ptr::null_mut(), loop_records: core::ptr::null_mut() }))
+        PerThreadArrayCell(UnsafeCell::new(core::ptr::null_mut()))
+    }
+
+    #[inline(always)]
+    fn field(&self) -> *mut *mut c_void {
+        self.0.get()
     }
 }
 
-impl Default for PerThreadArraysCell {
+impl Default for PerThreadArrayCell {
     fn default() -> Self {
         Self::new()
     }
@@ -260,18 +255,25 @@ pub fn icvs() -> Icvs {
 }
 
 /// One of the team's lazily allocated arrays with a pointer per thread of
-/// the block, named by the [`PerThreadArrays`] field that holds it.
+/// the block, named by the [`PerThreadArrayCell`] that holds it.
 ///
-/// The field is plain, read with plain loads (every ICV query reads the
+/// The cell is plain, read with plain loads (every ICV query reads the
 /// thread-state one, about ten times per parallel region of an SPMD loop):
 /// an atomic load cannot be merged with its neighbours, and the acquire load
 /// this used to be (`ld.acquire.sys`) ordered every later load of the thread
 /// behind it. The race with the installing compare-and-swap is benign: a
 /// thread sees null or the array, and reads its element only after a
-/// block-scope fence (`existing_slot`). openmp-opt folds loads of the field to null when every
-/// write it sees stores null, which is the case in kernels that never
-/// install the array.
-pub struct PerThread<T>(fn(*mut PerThreadArrays) -> *mut *mut *mut T);
+/// block-scope fence (`existing_slot`). openmp-opt folds loads of the cell to
+/// null when every write it sees stores null, which is the case in kernels
+/// that never install the array.
+///
+/// An array may start with `header` words of its own before the threads'
+/// elements: the loop records keep the team's `ordered` turn there.
+pub struct PerThread<T> {
+    cell: fn() -> &'static PerThreadArrayCell,
+    header: usize,
+    elements: core::marker::PhantomData<fn() -> T>,
+}
 
 // Not derived: a derive would require `T: Copy`.
 impl<T> Clone for PerThread<T> {
@@ -281,19 +283,19 @@ impl<T> Clone for PerThread<T> {
 }
 impl<T> Copy for PerThread<T> {}
 
-pub const THREAD_STATES: PerThread<ThreadState> = PerThread(|t| {
-    // SAFETY: only a raw pointer to the field is formed.
-    unsafe { &raw mut (*t).thread_states }
-});
-pub const LOOP_RECORDS: PerThread<c_void> = PerThread(|t| {
-    // SAFETY: as above.
-    unsafe { &raw mut (*t).loop_records }
-});
+pub const THREAD_STATES: PerThread<ThreadState> =
+    PerThread { cell: arch::team_thread_states, header: 0, elements: core::marker::PhantomData };
+/// Its header is the team's turn in an `ordered` loop
+/// (`workshare::dispatch`): on the heap with the records that every thread
+/// of such a loop pushes, rather than in shared memory of its own, which took
+/// ordered.c's kernels 8 bytes above LLVM 19's with `-foffload-lto`.
+pub const LOOP_RECORDS: PerThread<c_void> =
+    PerThread { cell: arch::team_loop_records, header: 1, elements: core::marker::PhantomData };
 
 impl<T> PerThread<T> {
     #[inline(always)]
     fn field(self) -> *mut *mut *mut T {
-        (self.0)(arch::team_per_thread().0.get())
+        (self.cell)().field().cast()
     }
 
     /// The array, or null while no thread has needed it.
@@ -317,7 +319,7 @@ impl<T> PerThread<T> {
     pub fn existing_slot(self) -> *mut *mut T {
         arch::fence_block();
         // SAFETY: one element per thread of the block.
-        unsafe { self.array_if_any().add(arch::thread_id_in_block_reread() as usize) }
+        unsafe { self.array_if_any().add(self.header + arch::thread_id_in_block_reread() as usize) }
     }
 
     /// The calling thread's element, the array allocated (zeroed) by
@@ -335,10 +337,10 @@ impl<T> PerThread<T> {
     /// was first. Inlined like `memory::heap_alloc`.
     #[inline(always)]
     fn install(self) {
-        let n = mapping::num_threads_in_block() as usize;
+        let n = self.header + mapping::num_threads_in_block() as usize;
         let fresh = crate::memory::heap_alloc_after_reclaim((n * core::mem::size_of::<*mut T>()) as u64).cast::<*mut T>();
         for i in 0..n {
-            // SAFETY: `fresh` holds one element per thread of the block.
+            // SAFETY: `fresh` holds the header and one element per thread of the block.
             unsafe { fresh.add(i).write(core::ptr::null_mut()) };
         }
         // SAFETY: the field is aligned and lives as long as the team; its

@@ -254,14 +254,21 @@ fn generic_mode_workers_share_the_loop() {
     }
 }
 
-/// The chunks of a guided loop, in the order of their starts.
-static GUIDED_CHUNKS: Mutex<Vec<(i64, i64)>> = Mutex::new(Vec::new());
+/// The chunks of a guided loop, as offsets from its lower bound.
+static GUIDED_CHUNKS: Mutex<Vec<(i128, i128)>> = Mutex::new(Vec::new());
 
-extern "C-unwind" fn record_guided_chunks(_g: *mut i32, _b: *mut i32, _job: *mut c_void) {
-    i64::init(GUIDED, 0, 9999, 1, 3);
-    let (mut last, mut lb, mut ub, mut st) = (0, 0i64, 0i64, 1i64);
-    while unsafe { i64::next(&mut last, &mut lb, &mut ub, &mut st) } != 0 {
-        GUIDED_CHUNKS.lock().unwrap().push((lb, ub));
+/// Where [`record_guided_chunks`] starts its loop: -5000 for signed types,
+/// so that a lower bound's sign bits are part of what the team shares.
+fn guided_lb<T: Iv>() -> i128 {
+    if T::try_from(-1).is_ok() { -5000 } else { 7 }
+}
+
+extern "C-unwind" fn record_guided_chunks<T: Iv>(_g: *mut i32, _b: *mut i32, _job: *mut c_void) {
+    let lb = guided_lb::<T>();
+    T::init(GUIDED, T::of(lb), T::of(lb + 9999), T::s(1), T::s(3));
+    let (mut last, mut first, mut end, mut st) = (0, T::of(lb), T::of(lb), T::s(1));
+    while unsafe { T::next(&mut last, &mut first, &mut end, &mut st) } != 0 {
+        GUIDED_CHUNKS.lock().unwrap().push((first.into() - lb, end.into() - lb));
     }
     __kmpc_dispatch_deinit(std::ptr::null(), 0);
 }
@@ -270,15 +277,25 @@ extern "C-unwind" fn record_guided_chunks(_g: *mut i32, _b: *mut i32, _job: *mut
 /// what is left after its start, shifted right by log2(2 x 16) = 5, but at
 /// least 3 (and at most what is left). Once that is the minimum, the team
 /// takes chunks the way a dynamic loop does; their sizes must not change.
+/// In every width: a 32-bit loop keeps its guided shift in the team's
+/// counter, and a loop that lost it would run as a dynamic one.
 #[test]
 fn guided_chunks_shrink_to_the_minimum_and_stay_there() {
+    guided_chunks_of::<i32>();
+    guided_chunks_of::<u32>();
+    guided_chunks_of::<i64>();
+    guided_chunks_of::<u64>();
+}
+
+fn guided_chunks_of<T: Iv>() {
     let env = Shared(kernel_env(ExecMode::SPMD, 16));
     sim::launch(1, 16, || unsafe {
         if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
             return;
         }
         let mut args = [std::ptr::null_mut::<c_void>()];
-        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, record_guided_chunks as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+        let region = record_guided_chunks::<T> as *mut c_void;
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
         __kmpc_target_deinit();
     });
     let mut chunks = std::mem::take(&mut *GUIDED_CHUNKS.lock().unwrap());

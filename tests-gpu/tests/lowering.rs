@@ -388,10 +388,48 @@ fn ordered_loops_leave_the_team_loop_record_out() {
     let declares = |program: &str| {
         let (ptx, text) = corpus_ptx(program, &dir);
         assert!(text.contains("TEAM_COUNTERS"), "{program}: no dispatched loop's counters, so this checks nothing: {}", ptx.display());
-        text.lines().any(|l| l.starts_with(".shared") && l.contains("TEAM_LOOP"))
+        // The mangled name gives its length first: `9TEAM_LOOP`, not `17TEAM_LOOP_RECORDS`.
+        text.lines().any(|l| l.starts_with(".shared") && l.contains("9TEAM_LOOP"))
     };
     assert!(declares("schedules.c"), "schedules.c's dynamic loops lost the team's loop record");
     assert!(!declares("ordered.c"), "ordered.c keeps the team's loop record in shared memory");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A 32-bit dynamic or guided loop with constant stride and chunk takes 16
+/// bytes of the team's shared memory, as with LLVM 19's runtime: the counter,
+/// and the lower bound and last iteration in one word, the guided shift
+/// riding in the counter's top byte (the benchmark's uneven_dynamic1 and
+/// uneven_guided: 28 and 27 bytes with the loop's 64-bit record until
+/// 2026-11-25).
+#[test]
+fn narrow_dynamic_loops_take_sixteen_bytes_of_shared_memory() {
+    let dir = scratch_dir("narrow-loop");
+    let src = xtask::repo_root().join("tests-gpu/bench/sched.c");
+    let exe = corpus::build_executable(&src, "-O2", &dir).unwrap_or_else(|e| panic!("{e}"));
+    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
+    let dispatched: Vec<_> = costs.iter().filter(|(name, _)| name.contains("uneven_dynamic1") || name.contains("uneven_guided")).collect();
+    assert_eq!(dispatched.len(), 2, "{costs:?}");
+    for (name, cost) in dispatched {
+        assert!(cost.smem_bytes <= 16, "{name}: {} bytes of shared memory", cost.smem_bytes);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With `-foffload-lto`, ordered.c's kernels reserve the team's counter and
+/// the pointer to the threads' loop records, 16 bytes, and 4 more where the
+/// team is smaller than the block (its size): the `ordered` turn is the
+/// records array's header word on the heap, and the thread-state array, which
+/// these kernels never install, has a static of its own that the link drops.
+/// Until 2026-11-25: 32-36 bytes (LLVM 19: 16-20).
+#[test]
+fn lto_ordered_loops_keep_their_turn_with_the_records() {
+    let (dir, _, costs) = lto_program_costs("ordered");
+    assert_eq!(costs.len(), 5, "{costs:?}");
+    for (name, cost) in &costs {
+        assert!(cost.smem_bytes <= 20, "{name}: {} bytes of shared memory", cost.smem_bytes);
+    }
+    assert!(costs.values().filter(|c| c.smem_bytes <= 16).count() >= 3, "{costs:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

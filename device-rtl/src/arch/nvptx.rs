@@ -395,13 +395,20 @@ pub fn team_shared() -> &'static crate::state::TeamSharedCell {
     &TEAM_SHARED
 }
 
-/// The team's per-thread arrays (see `state::PerThreadArrays`).
+/// The team's per-thread arrays (see `state::PerThreadArrayCell`).
 #[unsafe(link_section = ".omprt.shared")]
-static TEAM_PER_THREAD: crate::state::PerThreadArraysCell = crate::state::PerThreadArraysCell::new();
+static TEAM_THREAD_STATES: crate::state::PerThreadArrayCell = crate::state::PerThreadArrayCell::new();
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_LOOP_RECORDS: crate::state::PerThreadArrayCell = crate::state::PerThreadArrayCell::new();
 
 #[inline(always)]
-pub fn team_per_thread() -> &'static crate::state::PerThreadArraysCell {
-    &TEAM_PER_THREAD
+pub fn team_thread_states() -> &'static crate::state::PerThreadArrayCell {
+    &TEAM_THREAD_STATES
+}
+
+#[inline(always)]
+pub fn team_loop_records() -> &'static crate::state::PerThreadArrayCell {
+    &TEAM_LOOP_RECORDS
 }
 
 /// The team's `__kmpc_alloc_shared` stack.
@@ -438,16 +445,6 @@ pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {
 #[inline(always)]
 pub fn team_loop() -> &'static crate::workshare::dispatch::TeamLoop {
     &TEAM_LOOP
-}
-
-/// The team's turn in an `ordered` dispatched loop: apart, so that only
-/// kernels with such loops pay for it.
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_ORDERED_TURN: crate::workshare::dispatch::OrderedTurn = crate::workshare::dispatch::OrderedTurn::new();
-
-#[inline(always)]
-pub fn team_ordered_turn() -> &'static crate::workshare::dispatch::OrderedTurn {
-    &TEAM_ORDERED_TURN
 }
 
 /// The team's doacross block (see `workshare::doacross`).

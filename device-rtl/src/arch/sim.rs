@@ -116,10 +116,10 @@ struct Block {
     counted_cv: Condvar,
     warps: Vec<Warp>,
     team: TeamSharedCell,
-    per_thread: crate::state::PerThreadArraysCell,
+    thread_states: crate::state::PerThreadArrayCell,
+    loop_records: crate::state::PerThreadArrayCell,
     counters: crate::workshare::dispatch::TeamCounters,
     team_loop: crate::workshare::dispatch::TeamLoop,
-    ordered_turn: crate::workshare::dispatch::OrderedTurn,
     doacross: crate::workshare::doacross::TeamDoacross,
     stack: crate::memory::SharedStack,
     arg_slots: crate::memory::ArgSlots,
@@ -216,10 +216,10 @@ where
                 counted_cv: Condvar::new(),
                 warps,
                 team: TeamSharedCell::new(),
-                per_thread: crate::state::PerThreadArraysCell::new(),
+                thread_states: crate::state::PerThreadArrayCell::new(),
+                loop_records: crate::state::PerThreadArrayCell::new(),
                 counters: crate::workshare::dispatch::TeamCounters::new(),
                 team_loop: crate::workshare::dispatch::TeamLoop::new(),
-                ordered_turn: crate::workshare::dispatch::OrderedTurn::new(),
                 doacross: crate::workshare::doacross::TeamDoacross::new(),
                 stack: crate::memory::SharedStack::new(),
                 arg_slots: crate::memory::ArgSlots::new(),
@@ -521,9 +521,14 @@ pub fn team_shared() -> &'static TeamSharedCell {
     with(|t| unsafe { &*(&t.block.team as *const TeamSharedCell) })
 }
 
-pub fn team_per_thread() -> &'static crate::state::PerThreadArraysCell {
+pub fn team_thread_states() -> &'static crate::state::PerThreadArrayCell {
     // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.per_thread as *const crate::state::PerThreadArraysCell) })
+    with(|t| unsafe { &*(&t.block.thread_states as *const crate::state::PerThreadArrayCell) })
+}
+
+pub fn team_loop_records() -> &'static crate::state::PerThreadArrayCell {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.loop_records as *const crate::state::PerThreadArrayCell) })
 }
 
 pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {
@@ -534,11 +539,6 @@ pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {
 pub fn team_loop() -> &'static crate::workshare::dispatch::TeamLoop {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.team_loop as *const crate::workshare::dispatch::TeamLoop) })
-}
-
-pub fn team_ordered_turn() -> &'static crate::workshare::dispatch::OrderedTurn {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.ordered_turn as *const crate::workshare::dispatch::OrderedTurn) })
 }
 
 pub fn team_doacross() -> &'static crate::workshare::doacross::TeamDoacross {

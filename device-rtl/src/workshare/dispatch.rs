@@ -10,10 +10,11 @@
 //! Where the state lives:
 //! * A team shares, in CTA-shared memory, the counter of handed-out
 //!   iterations ([`TeamCounters`]), which threads advance with one atomic per
-//!   warp (dynamic) or a CAS (guided), and the loop's [`LoopSpec`]
-//!   ([`TeamLoop`]). Each is its own static, so that only kernels with such
-//!   loops pay for it. `init` brackets their writes with two team barriers,
-//!   so consecutive loops, `nowait` ones included, reuse them safely.
+//!   warp (dynamic) or a CAS (guided), and the loop ([`TeamLoop`]). Each is
+//!   its own static, so that only kernels with such loops pay for it. `init`
+//!   brackets their writes with two team barriers, so consecutive loops,
+//!   `nowait` ones included, reuse them safely. An `ordered` loop's turn is
+//!   on the heap, with the threads' records ([`ordered_turn`]).
 //! * A thread that needs progress of its own pushes a [`Private`] record on
 //!   the heap, popped by `__kmpc_dispatch_deinit`: static schedules (fixed
 //!   chunks per thread), `ordered` (the current iteration), and a team of
@@ -250,30 +251,170 @@ impl LoopSpec {
             guided_shift: guided_shift as u8,
         }
     }
-
-    fn bounds(&self) -> Bounds {
-        Bounds { lb: self.lb, st: self.st, last: self.last, empty: self.empty }
-    }
 }
 
-/// The [`LoopSpec`] of a team's loop that no thread keeps a record of:
-/// written by thread 0 between the two team barriers of `init`. Its size
-/// counts: a static that several kernels use is charged to every kernel of
-/// the module, also to those without dispatched loops.
-pub struct TeamLoop(UnsafeCell<LoopSpec>);
+/// The team's loop when no thread keeps a record of it: written by thread 0
+/// between the two team barriers of `init`. Its size counts: a static that
+/// several kernels use is charged to every kernel of the module, also to
+/// those without dispatched loops. A 64-bit loop is kept as its
+/// [`LoopSpec`], read field by field where used. A 32-bit loop is kept in its
+/// own width, and what a [`LoopSpec`] has beyond bounds, stride and chunk
+/// rides in the team's counter ([`TeamCounters`]): an empty loop starts the
+/// counter past `last`, and the guided shift is the counter's top byte. A
+/// 32-bit dynamic loop with constant stride and chunk then takes 16 bytes of
+/// shared memory, as with LLVM 19's runtime (as a [`LoopSpec`], 27).
+pub struct TeamLoop {
+    narrow: UnsafeCell<NarrowLoop>,
+    wide: UnsafeCell<LoopSpec>,
+}
+
+/// A 32-bit loop of the team. Lower bound and `last` share a word: as two
+/// fields, LLVM's GlobalOpt split them into two 4-byte statics, which the
+/// linker laid out around the counter with 4 bytes of padding (20 bytes of
+/// shared memory, not 16). The chunk is stored less one: clamped to the trip
+/// count, it may be 2^32.
+#[derive(Clone, Copy)]
+struct NarrowLoop {
+    /// `lb | last << 32`.
+    lb_last: u64,
+    st: i32,
+    chunk_minus_one: u32,
+}
 
 // SAFETY: the write-then-barrier discipline of `state`.
 unsafe impl Sync for TeamLoop {}
 
+/// Where a 32-bit loop's guided shift sits in the team's counter. Its
+/// progress stays below 2^43: `last` + 1 (at most 2^32), the last chunk's
+/// overhang, and one chunk (at most 2^32) for each of a block's 1024
+/// threads that finds the loop handed out.
+const NARROW_SHIFT_AT: u32 = 56;
+
+/// Whether the loop's unsigned type `D` is 32 bits wide.
+#[inline(always)]
+fn narrow<D: Count>() -> bool {
+    core::mem::size_of::<D>() == 4
+}
+
+/// The bits of the team's counter that count iterations, for a loop of `D`.
+#[inline(always)]
+fn progress_mask<D: Count>() -> u64 {
+    if narrow::<D>() { (1 << NARROW_SHIFT_AT) - 1 } else { u64::MAX }
+}
+
 impl TeamLoop {
     pub const fn new() -> Self {
         let empty = Bounds { lb: 0, st: 1, last: 0, empty: true };
-        TeamLoop(UnsafeCell::new(LoopSpec::new(empty, Plan { kind: Kind::Dynamic, chunk: 1, ordered: false }, 1)))
+        TeamLoop {
+            narrow: UnsafeCell::new(NarrowLoop { lb_last: 0, st: 1, chunk_minus_one: 0 }),
+            wide: UnsafeCell::new(LoopSpec::new(empty, Plan { kind: Kind::Dynamic, chunk: 1, ordered: false }, 1)),
+        }
     }
 
-    fn read(&self) -> &LoopSpec {
+    /// Thread 0, between the barriers of `init`: the team's loop and its
+    /// counter's start.
+    fn write<D: Count>(&self, counters: &TeamCounters, spec: &LoopSpec) {
+        // SAFETY: the barriers order these writes before and after every
+        // other thread's use of the loop.
+        unsafe {
+            if narrow::<D>() {
+                let shift = if spec.kind == Kind::Guided { spec.guided_shift } else { 0 };
+                let (last, start) = if spec.empty { (0, 1) } else { (spec.last, 0) };
+                let lb_last = (spec.lb & 0xffff_ffff) | last << 32;
+                *self.narrow.get() = NarrowLoop { lb_last, st: spec.st as i32, chunk_minus_one: (spec.chunk - 1) as u32 };
+                counters.next.store(start | u64::from(shift) << NARROW_SHIFT_AT, Ordering::Relaxed);
+            } else {
+                *self.wide.get() = *spec;
+                counters.next.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// A 64-bit loop of the team, read by any thread after `init`.
+    fn wide(&self) -> &LoopSpec {
         // SAFETY: written only between the barriers of `init`.
-        unsafe { &*self.0.get() }
+        unsafe { &*self.wide.get() }
+    }
+
+    /// The team's 32-bit loop: its bounds word, stride and chunk.
+    fn narrow_fields(&self) -> NarrowLoop {
+        // SAFETY: written only between the barriers of `init`.
+        unsafe { *self.narrow.get() }
+    }
+}
+
+/// A loop as the code that cuts its chunks reads it, field by field where
+/// each is used: a [`LoopSpec`] (a record's copy, or the team's 64-bit loop
+/// in place), or the team's 32-bit loop in place ([`NarrowTeamLoop`]). Not a
+/// [`LoopSpec`] unpacked from the 32-bit loop: that copy went through the
+/// stack at -O0, 48 bytes more in every kernel with a dispatched loop, and at
+/// -O2 its early loads took 2 more registers across the grab
+/// (schedules.c l74_1).
+trait Spec {
+    fn lb(&self) -> u64;
+    fn st(&self) -> i64;
+    fn last(&self) -> u64;
+    fn chunk(&self) -> u64;
+    fn empty(&self) -> bool;
+    fn guided_shift(&self) -> u8;
+    /// Whether the loop is guided and not yet down to chunks of the minimum
+    /// size ([`at_minimum`]), given the team's `counters`.
+    fn guided_above_minimum<D: Count>(&self, counters: &TeamCounters) -> bool;
+}
+
+impl Spec for LoopSpec {
+    fn lb(&self) -> u64 {
+        self.lb
+    }
+    fn st(&self) -> i64 {
+        self.st
+    }
+    fn last(&self) -> u64 {
+        self.last
+    }
+    fn chunk(&self) -> u64 {
+        self.chunk
+    }
+    fn empty(&self) -> bool {
+        self.empty
+    }
+    fn guided_shift(&self) -> u8 {
+        self.guided_shift
+    }
+    /// The kind first: a dynamic loop loads no counter here.
+    fn guided_above_minimum<D: Count>(&self, counters: &TeamCounters) -> bool {
+        self.kind == Kind::Guided && !at_minimum::<D>(counters.next.load(Ordering::Relaxed) & progress_mask::<D>(), self)
+    }
+}
+
+/// The team's 32-bit loop, read in place: see [`TeamLoop`]. Its emptiness is
+/// the counter's start past `last`.
+struct NarrowTeamLoop;
+
+impl Spec for NarrowTeamLoop {
+    fn lb(&self) -> u64 {
+        arch::team_loop().narrow_fields().lb_last & 0xffff_ffff
+    }
+    fn st(&self) -> i64 {
+        arch::team_loop().narrow_fields().st.into()
+    }
+    fn last(&self) -> u64 {
+        arch::team_loop().narrow_fields().lb_last >> 32
+    }
+    fn chunk(&self) -> u64 {
+        u64::from(arch::team_loop().narrow_fields().chunk_minus_one) + 1
+    }
+    fn empty(&self) -> bool {
+        false
+    }
+    fn guided_shift(&self) -> u8 {
+        (arch::team_counters().next.load(Ordering::Relaxed) >> NARROW_SHIFT_AT) as u8
+    }
+    /// Kind and progress from one load of the counter: LLVM neither merges
+    /// nor drops atomic loads.
+    fn guided_above_minimum<D: Count>(&self, counters: &TeamCounters) -> bool {
+        let raw = counters.next.load(Ordering::Relaxed);
+        raw >> NARROW_SHIFT_AT != 0 && !at_minimum::<D>(raw & progress_mask::<D>(), self)
     }
 }
 
@@ -284,27 +425,21 @@ impl Default for TeamLoop {
 }
 
 /// The team's progress through its dispatched loop (see the module docs):
-/// the next iteration to hand out.
+/// the next iteration to hand out, in the bits of [`progress_mask`]; above
+/// them, a 32-bit [`TeamLoop`]'s guided shift.
 #[repr(C)]
 pub struct TeamCounters {
     next: AtomicU64,
 }
 
-/// `ordered`: the iteration whose ordered region may run now. Apart from
-/// [`TeamCounters`], so that kernels without `ordered` loops do not pay its
-/// 8 bytes of shared memory.
-pub struct OrderedTurn(AtomicU64);
-
-impl OrderedTurn {
-    pub const fn new() -> Self {
-        OrderedTurn(AtomicU64::new(0))
-    }
-}
-
-impl Default for OrderedTurn {
-    fn default() -> Self {
-        Self::new()
-    }
+/// `ordered`: the iteration whose ordered region may run now, in the header
+/// word of the team's loop records (`state::LOOP_RECORDS`). Every thread of
+/// an `ordered` loop pushed a record, so the array exists; thread 0 resets
+/// the turn between the barriers of `init`.
+fn ordered_turn() -> &'static AtomicU64 {
+    // SAFETY: the array's first word, 8-aligned like every heap block, lives
+    // until the kernel ends; the team accesses it atomically only.
+    unsafe { AtomicU64::from_ptr(state::LOOP_RECORDS.array_if_any().cast()) }
 }
 
 impl TeamCounters {
@@ -321,55 +456,45 @@ impl TeamCounters {
     /// kernels (54). The chunk goes to `first` and `end`, `false` if there is
     /// none: returned as an `Option`, it went through the stack at -O0
     /// (`next_ordered`'s frame 112 bytes, 96 this way).
-    fn grab_guided<D: Count>(&self, lp: &LoopSpec, first: &mut u64, end: &mut u64) -> bool {
-        if lp.empty {
+    fn grab_guided<D: Count, S: Spec>(&self, lp: &S, first: &mut u64, end: &mut u64) -> bool {
+        if lp.empty() {
             return false;
         }
-        let (last, chunk) = (D::from_u64(lp.last), D::from_u64(lp.chunk));
-        let mut start = self.next.load(Ordering::Relaxed);
+        let (last, chunk, shift) = (D::from_u64(lp.last()), D::from_u64(lp.chunk()), u32::from(lp.guided_shift()));
+        let mask = progress_mask::<D>();
+        let mut raw = self.next.load(Ordering::Relaxed);
         loop {
-            if start > lp.last {
+            let start = raw & mask;
+            if start > last.into() {
                 return false;
             }
             let s = D::from_u64(start);
-            let Some((a, b)) = chunk_at(s, guided_size(s, last, u32::from(lp.guided_shift), chunk), last) else {
+            let Some((a, b)) = chunk_at(s, guided_size(s, last, shift, chunk), last) else {
                 return false;
             };
-            match self.next.compare_exchange_weak(start, b.into() + 1, Ordering::Relaxed, Ordering::Relaxed) {
+            match self.next.compare_exchange_weak(raw, (raw & !mask) | (b.into() + 1), Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => {
                     (*first, *end) = (a.into(), b.into());
                     return true;
                 }
-                Err(now) => start = now,
+                Err(now) => raw = now,
             }
         }
     }
     }
 
-    /// Whether the guided loop `lp` is down to chunks of the minimum size (or
-    /// handed out): from there on it is a dynamic loop, and a warp takes its
-    /// chunks with one atomic add ([`Self::grab_dynamic`]) instead of a CAS
-    /// per thread that the whole team retries on one word (a 128-iteration
-    /// share of a 128-thread team took ten times as long as `dynamic, 1` on
-    /// an H100). Asked before the grab, so that the dynamic path the kernel
-    /// has anyway serves, not a copy of it in the CAS loop (+2 registers on
-    /// schedules.c's dispatched kernels, +6 on lastprivate_combined.c l24).
-    fn guided_at_minimum<D: Count>(&self, lp: &LoopSpec) -> bool {
-        let start = self.next.load(Ordering::Relaxed);
-        let chunk = D::from_u64(lp.chunk);
-        start > lp.last || guided_size(D::from_u64(start), D::from_u64(lp.last), u32::from(lp.guided_shift), chunk) <= chunk
-    }
-
     /// Hands out the next chunk of the team's dynamic loop `lp`.
-    fn grab_dynamic<D: Count>(&self, lp: &LoopSpec) -> Option<(u64, u64)> {
-        if lp.empty {
+    fn grab_dynamic<D: Count, S: Spec>(&self, lp: &S) -> Option<(u64, u64)> {
+        if lp.empty() {
             return None;
         }
-        let start = arch::fetch_add_aggregated(&self.next, lp.chunk);
-        if start > lp.last {
+        let chunk = lp.chunk();
+        let start = arch::fetch_add_aggregated(&self.next, chunk) & progress_mask::<D>();
+        let last = lp.last();
+        if start > last {
             return None;
         }
-        let (a, b) = chunk_at(D::from_u64(start), D::from_u64(lp.chunk), D::from_u64(lp.last))?;
+        let (a, b) = chunk_at(D::from_u64(start), D::from_u64(chunk), D::from_u64(last))?;
         Some((a.into(), b.into()))
     }
 }
@@ -378,6 +503,20 @@ impl Default for TeamCounters {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Whether the guided loop `lp`, its counter at `start`, is down to chunks of
+/// the minimum size (or handed out): from there on it is a dynamic loop, and
+/// a warp takes its chunks with one atomic add
+/// ([`TeamCounters::grab_dynamic`]) instead of a CAS per thread that the
+/// whole team retries on one word (a 128-iteration share of a 128-thread
+/// team took ten times as long as `dynamic, 1` on an H100). Asked before the
+/// grab, so that the dynamic path the kernel has anyway serves, not a copy of
+/// it in the CAS loop (+2 registers on schedules.c's dispatched kernels, +6
+/// on lastprivate_combined.c l24).
+fn at_minimum<D: Count>(start: u64, lp: &impl Spec) -> bool {
+    let (last, chunk) = (lp.last(), D::from_u64(lp.chunk()));
+    start > last || guided_size(D::from_u64(start), D::from_u64(last), u32::from(lp.guided_shift()), chunk) <= chunk
 }
 
 /// A thread's own view of a dispatched loop.
@@ -434,7 +573,7 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     // Each path ends in one call, so that at -O0 nothing is live across it.
     if !plan.needs_private(in_team) {
         if team_loop {
-            publish_team_loop(Some((&bounds, &plan)), threads);
+            publish_team_loop::<D>(Some((&bounds, &plan)), threads);
         }
         return;
     }
@@ -448,18 +587,16 @@ out_of_line_at_o0! {
 /// Thread 0 resets the team's counter and writes the team's loop, if given,
 /// or else (an `ordered` loop, whose threads keep their own copy) resets the
 /// ordered turn, between two team barriers.
-fn publish_team_loop(spec: Option<(&Bounds, &Plan)>, threads: u32) {
+fn publish_team_loop<D: Count>(spec: Option<(&Bounds, &Plan)>, threads: u32) {
     let counters = arch::team_counters();
     sync::team_barrier();
     if mapping::omp_thread_num() == 0 {
         if let Some((bounds, plan)) = spec {
-            // SAFETY: the barriers order this write before and after every
-            // other thread's use of the record.
-            unsafe { *arch::team_loop().0.get() = LoopSpec::new(*bounds, *plan, guided_shift(threads)) };
+            arch::team_loop().write::<D>(counters, &LoopSpec::new(*bounds, *plan, guided_shift(threads)));
         } else {
-            arch::team_ordered_turn().0.store(0, Ordering::Relaxed);
+            ordered_turn().store(0, Ordering::Relaxed);
+            counters.next.store(0, Ordering::Relaxed);
         }
-        counters.next.store(0, Ordering::Relaxed);
     }
     sync::team_barrier();
 }
@@ -490,7 +627,7 @@ fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: 
         StaticCursor::start_into::<D>(kind, plan.chunk, D::from_u64(bounds.last), id, count, &raw mut (*record).cursor_static);
     }
     if team_loop {
-        publish_team_loop(None, threads);
+        publish_team_loop::<D>(None, threads);
     }
 }
 }
@@ -502,18 +639,22 @@ pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::
         // The team's loop is read at its own address: through a pointer that
         // could also be a record's, its static stayed in programs that never
         // write it (ordered.c), and the dynamic kernels took 2 more registers.
-        None => {
-            let spec = arch::team_loop().read();
-            if spec.kind == Kind::Guided && !arch::team_counters().guided_at_minimum::<T::Unsigned>(spec) {
-                next_guided(spec, plast, plb, pub_, pst)
-            } else {
-                next_dynamic(spec, plast, plb, pub_, pst)
-            }
-        }
+        None if narrow::<T::Unsigned>() => next_team(&NarrowTeamLoop, plast, plb, pub_, pst),
+        None => next_team(arch::team_loop().wide(), plast, plb, pub_, pst),
         // An `ordered` loop: chunks from the team's counters, the record's
         // copy of the loop, and the record follows the current iteration.
         Some(p) if matches!(p.spec.kind, Kind::Dynamic | Kind::Guided) => next_ordered(p, plast, plb, pub_, pst),
         Some(p) => next_static(p, plast, plb, pub_, pst),
+    }
+}
+
+/// The next chunk of the team's loop `spec`.
+#[inline(always)]
+fn next_team<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    if spec.guided_above_minimum::<T::Unsigned>(arch::team_counters()) {
+        next_guided(spec, plast, plb, pub_, pst)
+    } else {
+        next_dynamic(spec, plast, plb, pub_, pst)
     }
 }
 
@@ -524,14 +665,14 @@ out_of_line_at_o0! {
 /// `next_dynamic`: with it, they needed 59 registers under ptxas -O0.
 fn next_ordered<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     let counters = arch::team_counters();
-    let b = if p.spec.kind == Kind::Guided && !counters.guided_at_minimum::<T::Unsigned>(&p.spec) {
+    let b = if p.spec.guided_above_minimum::<T::Unsigned>(counters) {
         let mut b = 0;
-        if !counters.grab_guided::<T::Unsigned>(&p.spec, &mut p.cursor, &mut b) {
+        if !counters.grab_guided::<T::Unsigned, _>(&p.spec, &mut p.cursor, &mut b) {
             return 0;
         }
         b
     } else {
-        let Some((a, b)) = counters.grab_dynamic::<T::Unsigned>(&p.spec) else { return 0 };
+        let Some((a, b)) = counters.grab_dynamic::<T::Unsigned, _>(&p.spec) else { return 0 };
         p.cursor = a;
         b
     };
@@ -541,9 +682,9 @@ fn next_ordered<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: 
 
 out_of_line_at_o0! {
 /// The next chunk of the team's guided loop.
-fn next_guided<T: LoopIv>(spec: &LoopSpec, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+fn next_guided<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     let (mut a, mut b) = (0, 0);
-    if !arch::team_counters().grab_guided::<T::Unsigned>(spec, &mut a, &mut b) {
+    if !arch::team_counters().grab_guided::<T::Unsigned, S>(spec, &mut a, &mut b) {
         return 0;
     }
     emit_team(spec, a, b, plast, plb, pub_, pst)
@@ -552,8 +693,8 @@ fn next_guided<T: LoopIv>(spec: &LoopSpec, plast: &mut i32, plb: &mut T, pub_: &
 
 out_of_line_at_o0! {
 /// The next chunk of the team's dynamic loop.
-fn next_dynamic<T: LoopIv>(spec: &LoopSpec, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let Some((a, b)) = arch::team_counters().grab_dynamic::<T::Unsigned>(spec) else { return 0 };
+fn next_dynamic<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    let Some((a, b)) = arch::team_counters().grab_dynamic::<T::Unsigned, S>(spec) else { return 0 };
     emit_team(spec, a, b, plast, plb, pub_, pst)
 }
 }
@@ -562,8 +703,8 @@ out_of_line_at_o0! {
 /// [`emit`] of a chunk of the team's loop. Seven arguments: with an eighth,
 /// it needed 60 registers under ptxas -O0, more than LLVM 19's kernels.
 #[allow(clippy::too_many_arguments, reason = "clang's four variables")]
-fn emit_team<T: LoopIv>(spec: &LoopSpec, a: u64, b: u64, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    emit(spec, a, b, b == spec.last, plast, plb, pub_, pst)
+fn emit_team<T: LoopIv, S: Spec>(spec: &S, a: u64, b: u64, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    emit(spec, a, b, b == spec.last(), plast, plb, pub_, pst)
 }
 }
 
@@ -582,8 +723,8 @@ fn next_static<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &
 /// Writes the chunk `[a, b]` of `spec` to clang's variables; returns 1.
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "clang's four variables")]
-fn emit<T: LoopIv>(spec: &LoopSpec, a: u64, b: u64, last: bool, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let bounds = spec.bounds();
+fn emit<T: LoopIv, S: Spec>(spec: &S, a: u64, b: u64, last: bool, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
+    let bounds = Bounds { lb: spec.lb(), st: spec.st(), last: spec.last(), empty: spec.empty() };
     *plb = bounds.value(a);
     *pub_ = bounds.value(b);
     *pst = T::signed_from_i64(bounds.st);
@@ -592,8 +733,8 @@ fn emit<T: LoopIv>(spec: &LoopSpec, a: u64, b: u64, last: bool, plast: &mut i32,
 }
 
 /// Waits until the team's ordered turn reaches `iteration`.
-fn wait_turn(turn: &OrderedTurn, iteration: u64) {
-    while turn.0.load(Ordering::Acquire) != iteration {
+fn wait_turn(turn: &AtomicU64, iteration: u64) {
+    while turn.load(Ordering::Acquire) != iteration {
         arch::spin_pause();
     }
 }
@@ -606,7 +747,7 @@ pub fn ordered() {
         && p.ordered
         && p.in_team
     {
-        wait_turn(arch::team_ordered_turn(), p.cursor);
+        wait_turn(ordered_turn(), p.cursor);
     }
     arch::fence_device();
 }
@@ -626,9 +767,9 @@ pub fn fini() {
         return;
     }
     if p.in_team {
-        let turn = arch::team_ordered_turn();
+        let turn = ordered_turn();
         wait_turn(turn, p.cursor);
-        turn.0.store(p.cursor + 1, Ordering::Release);
+        turn.store(p.cursor + 1, Ordering::Release);
     }
     p.cursor += 1;
 }
@@ -700,6 +841,72 @@ mod tests {
         assert_eq!(chunks(0), vec![(0, (1 << 31) - 1, false)]);
         assert_eq!(chunks(1), vec![(1 << 31, u64::from(last), true)]);
         assert_eq!(chunks(2), vec![]);
+    }
+
+    /// Runs `f` on the team loop and counters of a simulated block of one
+    /// thread.
+    fn on_team<R: Send>(f: impl Fn(&TeamLoop, &TeamCounters) -> R + Sync) -> R {
+        let out = std::sync::Mutex::new(None);
+        crate::arch::sim::launch(1, 1, || *out.lock().unwrap() = Some(f(arch::team_loop(), arch::team_counters())));
+        out.into_inner().unwrap().unwrap()
+    }
+
+    /// Every field of `s` as the chunk-cutting code reads it.
+    fn fields<S: Spec>(s: &S) -> (u64, i64, u64, u64, bool, u8) {
+        (s.lb(), s.st(), s.last(), s.chunk(), s.empty(), s.guided_shift())
+    }
+
+    /// What the team's shared copy of a loop gives back, and where its
+    /// counter starts.
+    fn team_round_trip<D: Count>(spec: LoopSpec) -> ((u64, i64, u64, u64, bool, u8), u64) {
+        on_team(|team, counters| {
+            team.write::<D>(counters, &spec);
+            let start = counters.next.load(Ordering::Relaxed) & progress_mask::<D>();
+            (if narrow::<D>() { fields(&NarrowTeamLoop) } else { fields(team.wide()) }, start)
+        })
+    }
+
+    #[test]
+    fn the_team_loop_keeps_bounds_stride_chunk_and_guided_shift_in_both_widths() {
+        let spec = |lb: u64, st: i64, last: u64, chunk: u64, kind: Kind| LoopSpec {
+            lb,
+            st,
+            last,
+            chunk,
+            kind,
+            empty: false,
+            guided_shift: if kind == Kind::Guided { 21 } else { 0 },
+        };
+        let narrow = [
+            // A negative 32-bit lower bound's bits, a negative stride, the
+            // largest `last` and a chunk of 2^32 (the full range, clamped).
+            spec((-5i32) as u32 as u64, -3, u32::MAX.into(), 1 << 32, Kind::Guided),
+            spec(0, i32::MIN.into(), 7, 1, Kind::Dynamic),
+            spec(u32::MAX.into(), i32::MAX.into(), 0, 1, Kind::Guided),
+        ];
+        for s in narrow {
+            assert_eq!(team_round_trip::<u32>(s), (fields(&s), 0));
+        }
+        let wide = spec(u64::MAX - 4, i64::MIN, u64::MAX, u64::MAX, Kind::Guided);
+        assert_eq!(team_round_trip::<u64>(wide), (fields(&wide), 0));
+    }
+
+    /// An empty loop hands out nothing: the 32-bit one is a counter past
+    /// `last`.
+    #[test]
+    fn an_empty_team_loop_hands_out_nothing() {
+        for kind in [Kind::Dynamic, Kind::Guided] {
+            let empty = LoopSpec { lb: 3, st: 1, last: 40, chunk: 2, kind, empty: true, guided_shift: 5 };
+            let grabs = on_team(|team, counters| {
+                let (mut a, mut b) = (0, 0);
+                team.write::<u32>(counters, &empty);
+                let narrow = (counters.grab_guided::<u32, _>(&NarrowTeamLoop, &mut a, &mut b), counters.grab_dynamic::<u32, _>(&NarrowTeamLoop));
+                team.write::<u64>(counters, &empty);
+                let wide = (counters.grab_guided::<u64, _>(team.wide(), &mut a, &mut b), counters.grab_dynamic::<u64, _>(team.wide()));
+                (narrow, wide)
+            });
+            assert_eq!(grabs, ((false, None), (false, None)), "{kind:?}");
+        }
     }
 
     proptest! {
