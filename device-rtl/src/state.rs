@@ -192,9 +192,10 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
 /// until a thread of the block needs it. Each array is a static of its own,
 /// apart from the team state and from each other: the compare-and-swap that
 /// installs one kept LLVM from splitting the static it lived in (ordered.c:
-/// 176 bytes of shared memory in the team state), and a kernel whose loops
-/// need records but whose threads never need ICVs of their own pays for one
-/// pointer, not two (ordered.c with `-foffload-lto`: 8 bytes less).
+/// 176 bytes of shared memory in the team state). A kernel whose loops push
+/// records keeps the thread-state array null, so its ICV queries still fold,
+/// and pays for one pointer, not two (ordered.c with `-foffload-lto`: 8
+/// bytes less).
 pub struct PerThreadArrayCell(UnsafeCell<*mut c_void>);
 
 // SAFETY: installed with a compare-and-swap, read with benign plain loads
@@ -318,7 +319,7 @@ impl<T> PerThread<T> {
     #[inline(always)]
     pub fn existing_slot(self) -> *mut *mut T {
         arch::fence_block();
-        // SAFETY: one element per thread of the block.
+        // SAFETY: the header and one element per thread of the block.
         unsafe { self.array_if_any().add(self.header + arch::thread_id_in_block_reread() as usize) }
     }
 
