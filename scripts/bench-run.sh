@@ -45,12 +45,13 @@ raw="$out/bench-raw.txt"
 # run out, and the record write faults (compute-sanitizer: a write to 0x28).
 llvm19_heap=$((1 << 30))
 heap_for() { [ "$1" = llvm19 ] && echo "LIBOMPTARGET_HEAP_SIZE=$llvm19_heap"; }
-# Both omprt builds run on clang 22's host runtime.
-libs_of() { echo "${1%lto}"; }
+# The host libraries of a runtime's build: both omprt builds run on clang 22's.
+host_libs_of() { echo "$libs/lib/${1%lto}:$libs/lib/common"; }
 
 run_one() { # runtime program bench -> appends "rt bench seconds valid bytes rc" to $raw
     local rt=$1 prog=$2 name=$3 exe="$here/bin/$2.$1" output rc line
-    local host_libs="$libs/lib/$(libs_of "$rt"):$libs/lib/common"
+    local host_libs
+    host_libs=$(host_libs_of "$rt")
     if [ ! -x "$exe" ]; then
         echo "$rt $name - - - notbuilt" >>"$raw"; return
     fi
@@ -98,7 +99,7 @@ if [ $host_fallback = 0 ] && [ "${BENCH_NCU:-1}" != 0 ] && [ -n "$ncu" ]; then
             exe="$here/bin/${b%%:*}.$rt"
             [ -x "$exe" ] || continue
             env $(heap_for "$rt") BENCH_REPS=10 BENCH_WARMUP=1 OMP_TARGET_OFFLOAD=MANDATORY \
-                LD_LIBRARY_PATH="$libs/lib/$(libs_of "$rt"):$libs/lib/common" timeout "$limit" \
+                LD_LIBRARY_PATH="$(host_libs_of "$rt")" timeout "$limit" \
                 "$ncu" --metrics gpu__time_duration.sum --csv --print-units base "$exe" "${b##*:}" 2>/dev/null \
                 | awk -F'","' -v rt="$rt" -v b="${b##*:}" '$13 == "gpu__time_duration.sum" { v = $15; gsub(/[",]/, "", v); print rt, b, v }' >>"$ncu_raw"
         done

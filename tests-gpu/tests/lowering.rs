@@ -160,21 +160,25 @@ type Costs = std::collections::BTreeMap<String, xtask::static_cost::Cost>;
 
 /// Builds a corpus program and reads its kernels' costs from the image.
 fn program_costs(program: &str, opt: &str) -> (std::path::PathBuf, std::path::PathBuf, Costs) {
-    costs_of(program, opt, |src, dir| corpus::build_executable(src, opt, dir))
+    costs_of(corpus_source(program), opt, |src, dir| corpus::build_executable(src, opt, dir))
 }
 
 /// [`program_costs`] of the program linked with `-O2 -foffload-lto`.
 fn lto_program_costs(program: &str) -> (std::path::PathBuf, std::path::PathBuf, Costs) {
-    costs_of(program, "-O2lto", corpus::build_lto_executable)
+    costs_of(corpus_source(program), "-O2lto", corpus::build_lto_executable)
 }
 
+fn corpus_source(program: &str) -> std::path::PathBuf {
+    xtask::repo_root().join(format!("tests-gpu/programs/{program}.c"))
+}
+
+/// Builds `src` with `build` in a fresh folder named by its stem and `tag`.
 fn costs_of(
-    program: &str,
+    src: std::path::PathBuf,
     tag: &str,
     build: impl Fn(&std::path::Path, &std::path::Path) -> xtask::Result<std::path::PathBuf>,
 ) -> (std::path::PathBuf, std::path::PathBuf, Costs) {
-    let dir = scratch_dir(&format!("cost-{program}{tag}"));
-    let src = xtask::repo_root().join(format!("tests-gpu/programs/{program}.c"));
+    let dir = scratch_dir(&format!("cost-{}{tag}", src.file_stem().unwrap().to_string_lossy()));
     let exe = build(&src, &dir).unwrap_or_else(|e| panic!("{e}"));
     let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
     (dir, src, costs)
@@ -404,10 +408,8 @@ fn ordered_loops_leave_the_team_loop_record_out() {
 /// 2026-11-25).
 #[test]
 fn narrow_dynamic_loops_take_sixteen_bytes_of_shared_memory() {
-    let dir = scratch_dir("narrow-loop");
     let src = xtask::repo_root().join("tests-gpu/bench/sched.c");
-    let exe = corpus::build_executable(&src, "-O2", &dir).unwrap_or_else(|e| panic!("{e}"));
-    let costs = xtask::static_cost::kernel_costs(&exe).unwrap_or_else(|e| panic!("{e}"));
+    let (dir, _, costs) = costs_of(src, "-O2", |src, dir| corpus::build_executable(src, "-O2", dir));
     let dispatched: Vec<_> = costs.iter().filter(|(name, _)| name.contains("uneven_dynamic1") || name.contains("uneven_guided")).collect();
     assert_eq!(dispatched.len(), 2, "{costs:?}");
     for (name, cost) in dispatched {
