@@ -341,6 +341,72 @@ fn ordered_regions_run_in_iteration_order() {
     check_one::<i64>(ExecMode::GENERIC, 1, 64, Loop { lb: 400, ub: -20, st: -3, sched: ORDERED_GUIDED, chunk: 1 }, true);
 }
 
+/// An `ordered` dynamic or guided loop hands its first chunk to the thread
+/// that asks first, where a static schedule gives it to thread 0: here thread
+/// 1 asks while thread 0 waits for it. (A dynamic record taken for a static
+/// one still runs every iteration once and in order, so only this tells.)
+#[test]
+fn ordered_dynamic_loops_give_the_first_chunk_to_the_first_to_ask() {
+    struct Job {
+        lp: Loop,
+        tally: Tally,
+        thread1_first: std::sync::atomic::AtomicI64,
+        thread1_asked: std::sync::atomic::AtomicBool,
+    }
+    fn body<T: Iv>(job: &Job) {
+        let lp = job.lp;
+        T::init(lp.sched, T::of(lp.lb), T::of(lp.ub), T::s(lp.st), T::s(lp.chunk));
+        let me = omp_get_thread_num();
+        while me == 0 && !job.thread1_asked.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        let (mut last, mut lb, mut ub, mut st) = (0, T::of(lp.lb), T::of(lp.ub), T::s(1));
+        while unsafe { T::next(&mut last, &mut lb, &mut ub, &mut st) } != 0 {
+            let (l, u): (i128, i128) = (lb.into(), ub.into());
+            if me == 1 && !job.thread1_asked.load(Ordering::SeqCst) {
+                job.thread1_first.store(l as i64, Ordering::SeqCst);
+                job.thread1_asked.store(true, Ordering::SeqCst);
+            }
+            for i in (l..=u).step_by(lp.st as usize) {
+                job.tally.hits[lp.index(i)].fetch_add(1, Ordering::Relaxed);
+                __kmpc_ordered(std::ptr::null(), 0);
+                job.tally.order.lock().unwrap().push(lp.index(i));
+                __kmpc_end_ordered(std::ptr::null(), 0);
+                T::fini();
+            }
+            job.tally.lasts.fetch_add(u32::from(last != 0), Ordering::Relaxed);
+        }
+        job.thread1_asked.store(true, Ordering::SeqCst);
+        __kmpc_dispatch_deinit(std::ptr::null(), 0);
+    }
+    extern "C-unwind" fn region<T: Iv>(_g: *mut i32, _b: *mut i32, arg: *mut c_void) {
+        body::<T>(unsafe { &*(arg as *const Job) });
+    }
+    fn run<T: Iv>(sched: i32, chunk: i128) {
+        let lp = Loop { lb: 10, ub: 40, st: 3, sched, chunk };
+        let job = Job {
+            lp,
+            tally: Tally::new(lp.trip()),
+            thread1_first: std::sync::atomic::AtomicI64::new(-1),
+            thread1_asked: std::sync::atomic::AtomicBool::new(false),
+        };
+        let env = Shared(kernel_env(ExecMode::SPMD, 2));
+        let arg = Shared(&job);
+        sim::launch(1, 2, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let mut args = [*arg.get() as *const Job as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region::<T> as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+            __kmpc_target_deinit();
+        });
+        job.tally.check(&format!("{lp:?}"), true);
+        assert_eq!(job.thread1_first.load(Ordering::SeqCst), 10, "{lp:?}: thread 1 asked first but did not get the first chunk");
+    }
+    for (sched, chunk) in [(ORDERED_DYNAMIC, 1), (ORDERED_DYNAMIC, 2), (ORDERED_GUIDED, 1)] {
+        run::<i32>(sched, chunk);
+        run::<u64>(sched, chunk);
+    }
+}
+
 /// An `ordered` dynamic or guided loop cuts its chunks by its threads' own
 /// records and leaves the team's loop record alone; the plain loops around
 /// it must still find theirs, and it must not read a plain loop's.

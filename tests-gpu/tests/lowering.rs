@@ -400,6 +400,25 @@ fn ordered_loops_leave_the_team_loop_record_out() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Only `ordered` loops write the flag that lets `__kmpc_dispatch_next_*`
+/// look for an `ordered` record, so in a program without such loops the
+/// optimiser folds it, and the record path with its copy of the chunk grabs
+/// goes (schedules.c at -O2: 2386 -> 2359 registers; l74_1 under
+/// -foffload-lto 30 -> 28, LLVM 19: 28; 2026-11-25). ordered.c must keep the
+/// flag, or the check proves nothing.
+#[test]
+fn programs_without_ordered_loops_fold_the_ordered_path() {
+    let dir = scratch_dir("ordered-flag");
+    let keeps_flag = |program: &str| {
+        let (ptx, text) = corpus_ptx(program, &dir);
+        assert!(text.contains("TEAM_COUNTERS"), "{program}: no dispatched loop's counters, so this checks nothing: {}", ptx.display());
+        text.contains("ORDERED_LOOPS_SEEN")
+    };
+    assert!(keeps_flag("ordered.c"), "ordered.c's loops no longer set the flag");
+    assert!(!keeps_flag("schedules.c"), "schedules.c keeps the flag of ordered loops it does not have");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A 32-bit dynamic or guided loop with constant stride and chunk takes 16
 /// bytes of the team's shared memory, as with LLVM 19's runtime: the counter,
 /// and the lower bound and last iteration in one word, the guided shift

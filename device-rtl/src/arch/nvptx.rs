@@ -466,6 +466,16 @@ pub fn deferred_frees() -> &'static crate::deferred_free::DeferredFrees {
     &DEFERRED_FREES
 }
 
+/// Whether a thread has started an `ordered` dispatched loop (see
+/// `workshare::dispatch`): device memory, written only by such loops.
+#[unsafe(link_section = ".omprt.device_global")]
+static ORDERED_LOOPS_SEEN: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+#[inline(always)]
+pub fn ordered_loops_seen() -> &'static core::sync::atomic::AtomicBool {
+    &ORDERED_LOOPS_SEEN
+}
+
 /// Called once per thread when it leaves the kernel; nothing to do on a GPU.
 #[inline(always)]
 pub fn thread_exit() {}

@@ -137,6 +137,7 @@ struct Grid {
     poisoned: AtomicBool,
     start: Instant,
     deferred_frees: Arc<crate::deferred_free::DeferredFrees>,
+    ordered_loops_seen: Arc<AtomicBool>,
     /// `malloc`s still to fail ([`fail_mallocs`]).
     failing_mallocs: Arc<std::sync::atomic::AtomicU32>,
 }
@@ -157,6 +158,9 @@ thread_local! {
     /// static on the GPU): one per thread that launches grids, that is per
     /// test, so that tests running side by side do not free each other's.
     static DEVICE_DEFERRED_FREES: Arc<crate::deferred_free::DeferredFrees> = Arc::default();
+    /// `ordered_loops_seen` of the device: per launching thread too, so that
+    /// a test's `ordered` loops do not depend on another's setting it.
+    static DEVICE_ORDERED_LOOPS_SEEN: Arc<AtomicBool> = Arc::default();
     static FAILING_MALLOCS: Arc<std::sync::atomic::AtomicU32> = Arc::default();
     /// Heap blocks this OS thread allocated minus those it freed
     /// ([`live_heap_blocks`]).
@@ -198,6 +202,7 @@ where
         poisoned: AtomicBool::new(false),
         start: Instant::now(),
         deferred_frees: DEVICE_DEFERRED_FREES.with(Arc::clone),
+        ordered_loops_seen: DEVICE_ORDERED_LOOPS_SEEN.with(Arc::clone),
         failing_mallocs: FAILING_MALLOCS.with(Arc::clone),
     });
     let warps_per_block = threads_per_block.div_ceil(WARP_SIZE);
@@ -447,6 +452,11 @@ pub fn malloc(bytes: u64) -> *mut u8 {
 pub fn deferred_frees() -> &'static crate::deferred_free::DeferredFrees {
     // SAFETY: as for `team_shared`: the grid outlives its simulated threads.
     with(|t| unsafe { &*(&*t.grid.deferred_frees as *const crate::deferred_free::DeferredFrees) })
+}
+
+pub fn ordered_loops_seen() -> &'static AtomicBool {
+    // SAFETY: as for `deferred_frees`.
+    with(|t| unsafe { &*(&*t.grid.ordered_loops_seen as *const AtomicBool) })
 }
 
 /// For tests, between launches: how many blocks the launching thread's grids

@@ -23,6 +23,10 @@
 //!   is a team of one). The record keeps its own [`LoopSpec`], so an
 //!   `ordered` loop leaves [`TeamLoop`] alone: in a program whose dispatched
 //!   loops are all `ordered`, it is never written and takes no shared memory.
+//! * A device-wide flag ([`arch::ordered_loops_seen`]), set by `ordered`
+//!   loops only, tells `next` whether a record may be one of theirs: in a
+//!   program without them it is never written, and the optimiser drops that
+//!   path.
 #![allow(unsafe_code)]
 
 use super::iv::{Count, Distance, LoopIv};
@@ -577,6 +581,11 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
         }
         return;
     }
+    if plan.ordered {
+        // Written by `ordered` loops only, so that LLVM finds it never written
+        // in programs without them (see `next`).
+        arch::ordered_loops_seen().store(true, Ordering::Relaxed);
+    }
     if config::assume_no_thread_state() {
         debug::fatal_naming(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state\0", entry)
     }
@@ -643,7 +652,13 @@ pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::
         None => next_team(arch::team_loop().wide(), plast, plb, pub_, pst),
         // An `ordered` loop: chunks from the team's counters, the record's
         // copy of the loop, and the record follows the current iteration.
-        Some(p) if matches!(p.spec.kind, Kind::Dynamic | Kind::Guided) => next_ordered(p, plast, plb, pub_, pst),
+        // Only `ordered` loops push dynamic or guided records. The flag first:
+        // in a program without such loops it folds to false, and with it this
+        // path, which has a copy of the grabs for the record's layout
+        // (schedules.c l74_1 under -foffload-lto: 30 -> 28 registers).
+        Some(p) if arch::ordered_loops_seen().load(Ordering::Relaxed) && matches!(p.spec.kind, Kind::Dynamic | Kind::Guided) => {
+            next_ordered(p, plast, plb, pub_, pst)
+        }
         Some(p) => next_static(p, plast, plb, pub_, pst),
     }
 }
