@@ -292,6 +292,55 @@ fn task_reduction_copies_are_the_list_items() {
     assert_eq!(sum.load(Ordering::SeqCst), 4);
 }
 
+/// `reduction(task, ...)` on a parallel region (`is_ws` 0) or a worksharing
+/// loop (1): each thread passes its own copy of the list item, and the
+/// `in_reduction` tasks it creates add to that copy through the handle, as
+/// clang lowers them; the region's reduction then combines the copies.
+#[test]
+fn task_modifier_reductions_add_to_the_creating_threads_copy() {
+    /// Adds `private_a` to the copy `__kmpc_task_reduction_get_th_data`
+    /// gives for the shared item, with the handle the second shared variable.
+    extern "C-unwind" fn add_in_reduction(gtid: i32, task: *mut c_void) -> i32 {
+        let t = task.cast::<PlainTask>();
+        unsafe {
+            let (item, handle) = (*(*t).shareds, *(*(*t).shareds.add(1) as *const *mut c_void));
+            *__kmpc_task_reduction_get_th_data(gtid, handle, item).cast::<i32>() += (*t).private_a;
+        }
+        0
+    }
+    let env = spmd(64);
+    let combined = AtomicI32::new(0);
+    sim::launch(1, 64, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let tid = __kmpc_get_hardware_thread_id_in_block();
+        for (is_ws, older_form) in [(0, false), (1, false), (0, true)] {
+            let mut copy = 0i32;
+            // clang's kmp_taskred_input_t: reduce_shar (the thread's copy),
+            // reduce_orig, size, init, fini, comb, flags.
+            let mut input = [0u64; 7];
+            input[0] = &raw mut copy as u64;
+            input[2] = 4;
+            let mut handle = if older_form {
+                __kmpc_task_reduction_modifier_init(std::ptr::null_mut(), tid, is_ws, 1, input.as_mut_ptr().cast())
+            } else {
+                __kmpc_taskred_modifier_init(std::ptr::null(), tid, is_ws, 1, input.as_mut_ptr().cast())
+            };
+            for k in 1..=3 {
+                let task = new_task(std::mem::size_of::<PlainTask>(), &[(&raw mut copy).cast(), (&raw mut handle).cast()], add_in_reduction);
+                (*task.cast::<PlainTask>()).private_a = k * (tid + 1);
+                __kmpc_omp_task(std::ptr::null(), tid, task);
+            }
+            copy += 1; // the region's own update of the copy
+            __kmpc_task_reduction_modifier_fini(std::ptr::null(), tid, is_ws);
+            assert_eq!(copy, 6 * (tid + 1) + 1, "thread {tid}, is_ws {is_ws}: the tasks' updates of its copy");
+            combined.fetch_add(copy, Ordering::SeqCst);
+        }
+        __kmpc_target_deinit();
+    });
+    // 3 forms x (6 * (1 + ... + 64) + 64)
+    assert_eq!(combined.load(Ordering::SeqCst), 3 * (6 * 64 * 65 / 2 + 64));
+}
+
 /// A task whose memory the device heap cannot give traps with a message.
 #[test]
 fn a_task_on_an_exhausted_heap_traps_with_a_message() {

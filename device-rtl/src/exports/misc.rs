@@ -131,12 +131,7 @@ not_yet! {
     fn __kmpc_threadprivate_cached(IdentPtr, i32, VoidPtr, u64, *mut *mut VoidPtr) -> VoidPtr;
     fn __kmpc_threadprivate_register(IdentPtr, VoidPtr, FnPtr, FnPtr, FnPtr);
 
-    // Tasking that the undeferred tasks of `exports::task` cannot give:
-    // reductions with the `task` modifier (on `parallel` and worksharing
-    // constructs), and `detach`.
-    fn __kmpc_taskred_modifier_init(IdentPtr, i32, i32, i32, VoidPtr) -> VoidPtr;
-    fn __kmpc_task_reduction_modifier_fini(IdentPtr, i32, i32);
-    fn __kmpc_task_reduction_modifier_init(VoidPtr, i32, i32, i32, VoidPtr) -> VoidPtr;
+    // Tasking that the undeferred tasks of `exports::task` cannot give: `detach`.
     fn __kmpc_task_allow_completion_event(IdentPtr, i32, VoidPtr) -> VoidPtr;
     fn __kmpc_proxy_task_completed_ooo(VoidPtr);
 }

@@ -182,6 +182,28 @@ pub unsafe extern "C-unwind" fn __kmpc_task_reduction_init(_gtid: i32, _num: i32
     data
 }
 
+/// `reduction(task, ...)` on a `parallel`, worksharing or `scope` construct:
+/// each thread of the region passes its own copy of the list items, which its
+/// tasks update where they run, on this thread, one after another; the
+/// region's reduction then combines the copies. So the items stay the copies
+/// the tasks update, and the handle is only passed back to
+/// `__kmpc_task_reduction_get_th_data`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_taskred_modifier_init(_loc: IdentPtr, _gtid: i32, _is_ws: i32, _num: i32, data: VoidPtr) -> VoidPtr {
+    data
+}
+
+/// The older form of `__kmpc_taskred_modifier_init`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_task_reduction_modifier_init(_loc: VoidPtr, _gtid: i32, _is_ws: i32, _num: i32, data: VoidPtr) -> VoidPtr {
+    data
+}
+
+/// End of a `reduction(task, ...)` region's task reduction: its tasks have
+/// ended, and updated the thread's copy (see `__kmpc_taskred_modifier_init`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_task_reduction_modifier_fini(_loc: IdentPtr, _gtid: i32, _is_ws: i32) {}
+
 /// The copy of a reduction's list item a task (`in_reduction`) updates: the
 /// item itself (see `__kmpc_taskred_init`).
 #[unsafe(no_mangle)]
