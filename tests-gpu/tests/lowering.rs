@@ -199,6 +199,14 @@ fn corpus_ptx(program: &str, dir: &std::path::Path) -> (std::path::PathBuf, Stri
     device_ptx(&xtask::repo_root().join("tests-gpu/programs").join(program), dir)
 }
 
+/// `corpus_ptx` of a program with dispatched loops, which a check of their
+/// code needs: without the team's counters it would prove nothing.
+fn dispatched_loops_ptx(program: &str, dir: &std::path::Path) -> String {
+    let (ptx, text) = corpus_ptx(program, dir);
+    assert!(text.contains("TEAM_COUNTERS"), "{program}: no dispatched loop's counters, so this checks nothing: {}", ptx.display());
+    text
+}
+
 /// The PTX of the first kernel of `text` whose name `wanted` accepts.
 fn kernel_body<'a>(text: &'a str, ptx: &std::path::Path, wanted: impl Fn(&str) -> bool) -> &'a str {
     let start = text
@@ -390,10 +398,8 @@ fn spmdized_teams_reduction_folds_on_the_master_unrolled_twice() {
 fn ordered_loops_leave_the_team_loop_record_out() {
     let dir = scratch_dir("team-loop");
     let declares = |program: &str| {
-        let (ptx, text) = corpus_ptx(program, &dir);
-        assert!(text.contains("TEAM_COUNTERS"), "{program}: no dispatched loop's counters, so this checks nothing: {}", ptx.display());
         // The mangled name gives its length first: `9TEAM_LOOP`, not `17TEAM_LOOP_RECORDS`.
-        text.lines().any(|l| l.starts_with(".shared") && l.contains("9TEAM_LOOP"))
+        dispatched_loops_ptx(program, &dir).lines().any(|l| l.starts_with(".shared") && l.contains("9TEAM_LOOP"))
     };
     assert!(declares("schedules.c"), "schedules.c's dynamic loops lost the team's loop record");
     assert!(!declares("ordered.c"), "ordered.c keeps the team's loop record in shared memory");
@@ -409,11 +415,7 @@ fn ordered_loops_leave_the_team_loop_record_out() {
 #[test]
 fn programs_without_ordered_loops_fold_the_ordered_path() {
     let dir = scratch_dir("ordered-flag");
-    let keeps_flag = |program: &str| {
-        let (ptx, text) = corpus_ptx(program, &dir);
-        assert!(text.contains("TEAM_COUNTERS"), "{program}: no dispatched loop's counters, so this checks nothing: {}", ptx.display());
-        text.contains("ORDERED_LOOPS_SEEN")
-    };
+    let keeps_flag = |program: &str| dispatched_loops_ptx(program, &dir).contains("ORDERED_LOOPS_SEEN");
     assert!(keeps_flag("ordered.c"), "ordered.c's loops no longer set the flag");
     assert!(!keeps_flag("schedules.c"), "schedules.c keeps the flag of ordered loops it does not have");
     let _ = std::fs::remove_dir_all(&dir);
