@@ -24,9 +24,13 @@ skip='^(linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libpthread|li
 lib=/usr/lib/llvm-22/lib/libomptarget.so.22.1
 [ -f "$lib" ] || die "$lib is missing: run 'bash scripts/setup.sh'"
 cp -L "$lib" "$bundle/lib/"
-ldd "$lib" | awk '{print $1, $3}' | while read -r name path; do
-    [[ "$name" =~ $skip ]] && continue
-    [ -n "$path" ] && [ -f "$path" ] && cp -L "$path" "$bundle/lib/$name"
+# The executables' own needs too (flang's link libatomic.so.1).
+for needy in "$lib" "$corpus"/*.O2; do
+    ldd "$needy" | awk '{print $1, $3}' | while read -r name path; do
+        if [[ ! "$name" =~ $skip ]] && [ -n "$path" ] && [ -f "$path" ] && [ ! -f "$bundle/lib/$name" ]; then
+            cp -L "$path" "$bundle/lib/$name"
+        fi
+    done
 done
 tar -C "$bundle" -cJf "$bundle/libs.tar.xz" lib
 rm -rf "$bundle/lib"

@@ -4,7 +4,8 @@
 #
 #   apt:   clang-22, llvm-22 tools (llvm-link, llvm-as, FileCheck, opt, ...),
 #          llvm-22-dev (OMPKinds.def), liboffload-22{,-dev} (host libomptarget),
-#          libomp-22-dev (omp.h, libomp)
+#          libomp-22-dev (omp.h, libomp), flang-22 (the corpus's Fortran
+#          programs, which flang lowers through the OpenMPIRBuilder)
 #   rustup: the `rust-src` component of the pinned nightly (for -Zbuild-std)
 #   anchor: clang-19 (apt) and LLVM 19's DeviceRTL bitcode, extracted from
 #          libomp-19-dev into .toolchain/llvm19 (installing that package would
@@ -20,7 +21,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"
 
-APT_PACKAGES=(clang-22 llvm-22 llvm-22-dev llvm-22-tools liboffload-22 liboffload-22-dev libomp-22-dev clang-19)
+APT_PACKAGES=(clang-22 llvm-22 llvm-22-dev llvm-22-tools liboffload-22 liboffload-22-dev libomp-22-dev flang-22 clang-19)
 CUDA12_NVCC=nvidia-cuda-nvcc-cu12==12.9.86
 CUDA12_RT=nvidia-cuda-runtime-cu12==12.9.79
 CUDA13_NVCC=nvidia-cuda-nvcc==13.0.88

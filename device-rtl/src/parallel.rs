@@ -10,6 +10,7 @@
 //! * Generic: the main thread publishes the region (wrapper, captured
 //!   variables, team size) and meets the workers at two block barriers: the
 //!   first releases them into the region, the second waits until they are done.
+//!   A region without a wrapper (the OpenMPIRBuilder's) gets the runtime's.
 //!   Team sizes are multiples of the warp size (`n < 32` runs serialized).
 #![allow(unsafe_code)]
 
@@ -46,7 +47,8 @@ fn must_serialize(if_expr: i32) -> bool {
 
 /// # Safety
 /// `outlined` is clang's outlined region taking `(i32*, i32*, nargs × void*)`;
-/// `wrapper` its generic-mode wrapper (may be null in SPMD kernels); `args`
+/// `wrapper` its generic-mode wrapper (null in SPMD kernels, and from the
+/// OpenMPIRBuilder in every mode); `args`
 /// points to `nargs` pointers.
 ///
 /// Inlined into the kernel, where clang's `nargs` is a constant: every path
@@ -55,13 +57,13 @@ fn must_serialize(if_expr: i32) -> bool {
 #[inline(always)]
 pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) {
     let run_alone = must_serialize(if_expr)
-        || if in_spmd_kernel(wrapper) {
+        || if in_spmd_kernel(wrapper, nargs) {
             // SAFETY: forwarded from the caller.
             unsafe { spmd_region(if_expr, num_threads, outlined, args, nargs) };
             false
         } else {
             // SAFETY: forwarded from the caller.
-            !unsafe { generic_region(num_threads, wrapper, args, nargs) }
+            !unsafe { generic_region(num_threads, outlined, wrapper, args, nargs) }
         };
     if run_alone {
         // SAFETY: forwarded from the caller.
@@ -73,11 +75,13 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
 /// exactly when it compiles the region inside a kernel it emits in SPMD mode,
 /// and the wrapper is a constant where this is inlined: such kernels then lose
 /// the generic-mode path without reading the mode, which openmp-opt cannot
-/// fold in a file that mixes modes (schedules.c: 1555 -> 1452 registers).
-/// A generic kernel without one (the OpenMPIRBuilder's, which passes none in
-/// either mode) traps; the message needs `-fopenmp-target-debug`, since a
-/// `printf` where the mode does not fold costs SPMD kernels a call
-/// (`debug::contract`).
+/// fold in a file that mixes modes (schedules.c: 1555 -> 1452 registers); a
+/// generic kernel with such a call is not clang's, and traps (the message
+/// needs `-fopenmp-target-debug`, since a `printf` where the mode does not
+/// fold costs SPMD kernels a call). The OpenMPIRBuilder (flang) passes no
+/// wrapper in either mode and calls the out-of-line copy, where the wrapper
+/// is no constant: there the mode decides, and a generic-mode region runs
+/// through [`irbuilder_wrapper`].
 ///
 /// The mode comes from `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per
 /// kernel: a kernel it SPMDized then loses the generic-mode path too, where
@@ -89,10 +93,15 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
 /// l180 38 -> 34). Only where it is inlined into kernels (here and at the
 /// kernel end): the same call in functions that stay out of line
 /// (`__kmpc_barrier`) is a real call in every kernel (2205 -> 2263).
+///
+/// Whether the call is clang's, inlined, is asked of its argument count: the
+/// wrapper is known as the constant null under `wrapper.is_null()`, also in
+/// the out-of-line copy, and the region is a function, whose address LLVM
+/// does not count as a constant.
 #[inline(always)]
-fn in_spmd_kernel(wrapper: *mut c_void) -> bool {
+fn in_spmd_kernel(wrapper: *mut c_void, nargs: i64) -> bool {
     let spmd = crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0;
-    if wrapper.is_null() {
+    if wrapper.is_null() && arch::is_compile_time_constant(nargs) {
         debug::contract(spmd, debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
         return true;
     }
@@ -192,9 +201,10 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
 /// would be a single thread and the caller must run the region serialized.
 /// Inlined, so clang's constant `nargs` folds the heap path of the sharing
 /// buffer away: reachable, its calls cost this function 52 registers, and
-/// with it every generic-mode kernel. `wrapper` is not null (`in_spmd_kernel`).
+/// with it every generic-mode kernel. clang's wrapper is a constant there
+/// too, so the path for a missing one (`in_spmd_kernel`) folds away.
 #[inline(always)]
-unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
+unsafe fn generic_region(num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
     let n = threads_for_region(num_threads, false);
     if n <= 1 {
         return false;
@@ -202,10 +212,19 @@ unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut
     let shared = memory::begin_sharing_variables(nargs as u64);
     // SAFETY: `args` holds `nargs` pointers and `shared` room for as many.
     unsafe { memory::share_variables(args, shared, nargs as usize) };
+    // Without a wrapper the workers run the runtime's, which finds the region
+    // and its argument count in the last two inline slots.
+    let work = if wrapper.is_null() {
+        // SAFETY: as above.
+        unsafe { share_irbuilder_region(outlined, shared, nargs) };
+        irbuilder_wrapper as *mut c_void
+    } else {
+        wrapper
+    };
     let all = n == mapping::max_team_threads_in(false);
     state::update_team(|t| {
         t.parallel_team_size = if all { 0 } else { n };
-        t.parallel_region_fn = wrapper;
+        t.parallel_region_fn = work;
         t.icvs.level = 1;
         t.icvs.active_level = 1;
     });
@@ -219,6 +238,59 @@ unsafe fn generic_region(num_threads: i32, wrapper: *mut c_void, args: *mut *mut
     });
     memory::end_sharing_variables_of(nargs as u64);
     true
+}
+
+/// The inline slots of a region without a wrapper that hold the region and
+/// its argument count. The last two, at constant indices: openmp-opt, which
+/// sees this path in the out-of-line copy, then still tells which value each
+/// of clang's slots holds and forwards it (stored after the captured
+/// variables, at an index it cannot know, they cost mixed_modes.c 120 bytes
+/// of shared memory and generic.c 16).
+const IRBUILDER_REGION_SLOT: usize = state::SHARED_ARG_SLOTS - 1;
+const IRBUILDER_NARGS_SLOT: usize = state::SHARED_ARG_SLOTS - 2;
+
+/// Publishes the region of a generic-mode call without a wrapper for
+/// [`irbuilder_wrapper`]. The OpenMPIRBuilder passes its captured variables
+/// as one block (`nargs` 0 or 1), so they fit below those two slots; more
+/// would mean another compiler, and trap here, on the main thread.
+///
+/// # Safety
+/// `shared` is the buffer of `begin_sharing_variables(nargs)`.
+#[inline(always)]
+unsafe fn share_irbuilder_region(outlined: *mut c_void, shared: *mut *mut c_void, nargs: i64) {
+    if !(0..=1).contains(&nargs) {
+        debug::fatal(debug::message!("a generic-mode region without a wrapper function takes more than one argument block: __kmpc_parallel_60"))
+    }
+    // SAFETY: with `nargs` <= 1 `shared` is the inline slots.
+    unsafe {
+        *shared.add(IRBUILDER_REGION_SLOT) = outlined;
+        *shared.add(IRBUILDER_NARGS_SLOT) = nargs as usize as *mut c_void;
+    }
+}
+
+/// The workers' wrapper for a generic-mode region the OpenMPIRBuilder (flang)
+/// passed without one: it calls the region with the block, or with nothing.
+/// Only those two arities: every arity would make this a 32-argument call,
+/// and its registers every generic kernel's (nvlink sizes the state
+/// machine's call by the wrappers whose address is taken). Before, such a
+/// region trapped; upstream's runtime lets the workers take the missing
+/// wrapper for the end of the kernel. Only the archive's LTO member, which
+/// flang's calls reach, keeps it: `ir_rewrite::for_compile_time_link` drops
+/// it from the bitcode clang links at compile time, where at -O0 no pass
+/// removed it once clang's path no longer took its address.
+unsafe extern "C-unwind" fn irbuilder_wrapper(_zero: i16, tid: i32) {
+    let slots = memory::shared_variables();
+    // SAFETY: the main thread stored them before the barrier that released
+    // this worker (`share_irbuilder_region`) and keeps them until the next one.
+    let (outlined, has_block) = unsafe { (*slots.add(IRBUILDER_REGION_SLOT), !(*slots.add(IRBUILDER_NARGS_SLOT)).is_null()) };
+    let (mut g, mut b) = (tid, 0i32);
+    if has_block {
+        // SAFETY: the OpenMPIRBuilder's region takes `(i32*, i32*, block*)`.
+        unsafe { call_with::<1>(outlined, &mut g, &mut b, slots) }
+    } else {
+        // SAFETY: and `(i32*, i32*)` without captured variables.
+        unsafe { call_with::<0>(outlined, &mut g, &mut b, slots) }
+    }
 }
 
 /// `__kmpc_kernel_parallel`: the region a worker runs next, and whether it is

@@ -427,11 +427,63 @@ fn serialized_regions_of_a_kernel_without_nesting() {
     assert_eq!(log, vec![("serialized", 0, 1, 1, 0, 0, 1); 2]);
 }
 
-/// clang passes no wrapper only from SPMD kernels, and the runtime relies on
-/// it; a generic kernel without one (the OpenMPIRBuilder's code) traps (on a
-/// GPU the message needs `-fopenmp-target-debug`; the simulation says it).
+// ---- regions without a wrapper (the OpenMPIRBuilder's, flang's) ----
+
+static NO_ARGS_RUNS: AtomicU32 = AtomicU32::new(0);
+
+extern "C-unwind" fn irbuilder_region(g: *mut i32, _b: *mut i32, block: *mut c_void) {
+    let c = unsafe { &*(block as *const Ctx) };
+    assert_eq!(unsafe { *g }, omp_get_thread_num(), "the region's first argument is its thread number");
+    c.log.lock().unwrap().push(row("irbuilder"));
+}
+
+extern "C-unwind" fn irbuilder_region_without_captures(_g: *mut i32, _b: *mut i32) {
+    NO_ARGS_RUNS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The OpenMPIRBuilder passes its captured variables as one block and no
+/// wrapper, in generic kernels too (flang at -O0, and where openmp-opt cannot
+/// SPMDize): the workers run the runtime's wrapper, which calls the region
+/// with the block. Before, such a region trapped.
 #[test]
-fn a_generic_region_without_a_wrapper_traps_naming_it() {
+fn generic_regions_without_a_wrapper_run_on_the_whole_team() {
+    for use_runtime_state_machine in [true, false] {
+        let mut env = kernel_env(ExecMode::GENERIC, 96);
+        env.configuration.use_generic_state_machine = u8::from(use_runtime_state_machine);
+        let env = Shared(env);
+        let c = ctx();
+        NO_ARGS_RUNS.store(0, Ordering::Relaxed);
+        sim::launch(2, 96, || unsafe {
+            if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+                if !use_runtime_state_machine {
+                    custom_state_machine();
+                }
+                return;
+            }
+            let mut args = [&c as *const Ctx as *mut c_void];
+            let none = std::ptr::null_mut();
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, irbuilder_region as *mut c_void, none, args.as_mut_ptr(), 1, 0);
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, 32, -1, irbuilder_region_without_captures as *mut c_void, none, none.cast(), 0, 0);
+            // A team of one runs serialized on the main thread.
+            __kmpc_parallel_60(std::ptr::null(), 0, 0, -1, -1, irbuilder_region as *mut c_void, none, args.as_mut_ptr(), 1, 0);
+            __kmpc_target_deinit();
+        });
+        let log = c.log.into_inner().unwrap();
+        // Two teams: 64 workers each in the first region, one thread in the last.
+        let mut team: Vec<Row> = log.iter().filter(|r| r.2 == 64).cloned().collect();
+        team.sort();
+        let expected: Vec<Row> = (0..64).flat_map(|t| [("irbuilder", t, 64, 1, 1, t, 64); 2]).collect();
+        assert_eq!(team, expected, "state machine of the runtime: {use_runtime_state_machine}");
+        assert_eq!(log.iter().filter(|r| **r == ("irbuilder", 0, 1, 1, 0, 0, 1)).count(), 2, "{log:?}");
+        assert_eq!(log.len(), 2 * 64 + 2);
+        assert_eq!(NO_ARGS_RUNS.load(Ordering::Relaxed), 2 * 32);
+    }
+}
+
+/// More than one argument block without a wrapper is no OpenMPIRBuilder code:
+/// the runtime's wrapper calls only the arities that builder emits.
+#[test]
+fn a_generic_region_without_a_wrapper_and_two_blocks_traps_naming_it() {
     let env = Shared(kernel_env(ExecMode::GENERIC, 64));
     let c = ctx();
     let msg = common::trap_message(|| {
@@ -439,12 +491,12 @@ fn a_generic_region_without_a_wrapper_traps_naming_it() {
             if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
                 return;
             }
-            let mut args = [&c as *const Ctx as *mut c_void];
-            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, record_row as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+            let mut args = [&c as *const Ctx as *mut c_void, std::ptr::null_mut()];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, record_row as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 2, 0);
             __kmpc_target_deinit();
         })
     });
-    assert_eq!(msg, "omprt: generic-mode region without a wrapper function: __kmpc_parallel_60");
+    assert_eq!(msg, "omprt: a generic-mode region without a wrapper function takes more than one argument block: __kmpc_parallel_60");
 }
 
 // ---- captured variables beyond the inline slots ----

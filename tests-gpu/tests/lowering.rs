@@ -50,6 +50,50 @@ fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
     assert_eq!(report.defined, report.total, "every device-relevant OMPKinds.def entry is defined");
 }
 
+/// flang lowers loops through the OpenMPIRBuilder: the callback loops
+/// (`__kmpc_*_static_loop_*`), which clang never emits, are checked here
+/// against real compiler output, as are its team reductions and SPMD regions
+/// without a wrapper.
+#[test]
+fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_type() {
+    let summary = corpus::check_fortran_all(&corpus::Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", summary.render());
+    let programs: BTreeSet<&str> = summary.builds.iter().map(|b| b.program.as_str()).collect();
+    for required in ["fortran_loops.f90", "fortran_regions.f90"] {
+        assert!(programs.contains(required), "the corpus lacks {required}");
+    }
+    assert!(summary.ok(), "Fortran corpus failures:\n{}", summary.render());
+    for b in &summary.builds {
+        assert!(b.executable.is_file(), "{} {}: no executable", b.program, b.opt);
+    }
+    // What the programs are there for: were flang to stop emitting one of
+    // these, the test would no longer check it.
+    let needed = summary.needed_symbols();
+    for entry in [
+        "__kmpc_for_static_loop_4u",
+        "__kmpc_distribute_static_loop_4u",
+        "__kmpc_distribute_for_static_loop_4u",
+        "__kmpc_distribute_for_static_loop_8u",
+        "__kmpc_nvptx_teams_reduce_nowait_v2",
+        "__kmpc_parallel_60",
+    ] {
+        assert!(needed.contains(entry), "flang no longer calls {entry} in the Fortran corpus: {needed:?}");
+    }
+    // At -O0 flang's target regions with code around their parallel regions
+    // are generic-mode kernels, and their regions come without a wrapper:
+    // the runtime's runs them (they trapped before), from the archive's LTO
+    // member; the bitcode clang links at compile time has none of it.
+    let exe = corpus::Options::default().out.join("fortran_regions.O0");
+    let data = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+    let input = omprt_host::image::read(&data).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+    let cubin = input.images[0].cubin().expect("a cubin").unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+    let generic = cubin.kernels.iter().filter(|k| !k.mode().is_spmd()).count();
+    assert!(generic >= 2, "{}: {generic} generic-mode kernels, expected at least 2", exe.display());
+    let is_wrapper = |name: &str| name.ends_with(ir_rewrite::IRBUILDER_WRAPPER_SUFFIX);
+    assert!(cubin.functions.iter().any(|f| is_wrapper(f.name)), "{}: no runtime wrapper for flang's regions", exe.display());
+    assert!(!runtime_ir().lines().any(|l| l.starts_with("define ") && l.contains(ir_rewrite::IRBUILDER_WRAPPER_SUFFIX)));
+}
+
 #[test]
 fn runtime_state_is_in_shared_memory_and_only_the_api_is_visible() {
     let ir = runtime_ir();

@@ -565,6 +565,19 @@ pub fn check(
     report
 }
 
+/// Each function of `declared` (a compiled program's `declare`s) that the
+/// runtime's `defs` lack, or define with another type, as one line.
+pub fn declaration_mismatches(declared: &BTreeMap<String, LlvmFnType>, defs: &BTreeMap<String, (LlvmFnType, String)>) -> Vec<String> {
+    declared
+        .iter()
+        .filter_map(|(name, ty)| match defs.get(name).filter(|(_, linkage)| is_link_visible(linkage)) {
+            None => Some(format!("{name}: declared {}, not defined", ty.render())),
+            Some((found, _)) if found != ty => Some(format!("{name}: declared {}, defined {}", ty.render(), found.render())),
+            Some(_) => None,
+        })
+        .collect()
+}
+
 /// Checks a runtime bitcode file against the installed `OMPKinds.def`.
 pub fn check_bitcode(bitcode: &std::path::Path, needed: &BTreeSet<String>) -> Result<Report, String> {
     let def = std::fs::read_to_string(OMP_KINDS_DEF)
@@ -847,5 +860,31 @@ declare void @llvm.lifetime.start.p0(ptr captures(none)) #7
         assert_eq!(report.missing_needed, ["omp_get_team_num"]);
         assert!(!report.ok());
         assert!(report.render().contains("omp_get_team_num"));
+    }
+
+    #[test]
+    fn declarations_must_match_the_definitions_exactly() {
+        let defs = parse_ll_definitions(
+            "define void @__kmpc_for_static_loop_4u(ptr %0, ptr %1, ptr %2, i32 %3, i32 %4, i32 %5, i8 %6) {\n\
+             define internal i32 @omp_get_num_threads() {\n",
+        );
+        let declared = parse_ll_declarations(
+            "declare void @__kmpc_for_static_loop_4u(ptr, ptr, ptr, i32, i32, i32, i8)\n\
+             declare void @__kmpc_distribute_static_loop_4u(ptr, ptr, ptr, i32, i32, i8)\n\
+             declare i32 @omp_get_num_threads()\n",
+        );
+        let wrong = declaration_mismatches(&declared, &defs);
+        assert_eq!(
+            wrong,
+            [
+                "__kmpc_distribute_static_loop_4u: declared void (ptr, ptr, ptr, i32, i32, i8), not defined",
+                "omp_get_num_threads: declared i32 (), not defined",
+            ]
+        );
+        let older = parse_ll_declarations("declare void @__kmpc_for_static_loop_4u(ptr, ptr, ptr, i32, i32, i32)\n");
+        assert_eq!(
+            declaration_mismatches(&older, &defs),
+            ["__kmpc_for_static_loop_4u: declared void (ptr, ptr, ptr, i32, i32, i32), defined void (ptr, ptr, ptr, i32, i32, i32, i8)"]
+        );
     }
 }

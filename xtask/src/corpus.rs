@@ -9,9 +9,12 @@
 //!   runs ptxas for that arch, and checks the cubin has no undefined symbol
 //!   beyond what the CUDA toolchain provides;
 //! * records the runtime symbols the program calls, for the ABI check.
+//!
+//! Fortran programs (`*.f90`) go through flang 22 instead, at the same levels
+//! ([`check_fortran_all`]).
 
 use crate::{Result, abi_table, repo_root, runtime_dir, tools};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -70,7 +73,7 @@ impl Summary {
         let mut s = String::new();
         for b in &self.builds {
             let status = if b.failures.is_empty() { "ok".to_string() } else { "FAILED".to_string() };
-            let lto = if b.opt == "-O2" { " (and -foffload-lto)" } else { "" };
+            let lto = if b.opt == "-O2" && !b.program.ends_with(".f90") { " (and -foffload-lto)" } else { "" };
             s += &format!("{:<20} {:<4} link {LINK_ARCH}{lto} + ptxas {}: {status}\n", b.program, b.opt, ARCHS.join("/"));
             for (what, err) in &b.failures {
                 s += &format!("    {what}: {}\n", err.lines().take(12).collect::<Vec<_>>().join("\n    "));
@@ -82,10 +85,21 @@ impl Summary {
 
 /// The programs of the corpus (`*.c`, `*.cpp`), sorted.
 pub fn programs(dir: &Path) -> Result<Vec<PathBuf>> {
+    files_ending(dir, &["c", "cpp"])
+}
+
+/// The Fortran programs of the corpus (`*.f90`), sorted: flang lowers their
+/// loops through the OpenMPIRBuilder (`__kmpc_*_static_loop_*`), which clang
+/// does not.
+pub fn fortran_programs(dir: &Path) -> Result<Vec<PathBuf>> {
+    files_ending(dir, &["f90"])
+}
+
+fn files_ending(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "cpp"))
+        .filter(|p| p.extension().is_some_and(|x| extensions.iter().any(|e| x == *e)))
         .collect();
     v.sort();
     Ok(v)
@@ -294,6 +308,103 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
             }
             let needed = match needed_symbols(&src, opt, &opts.out) {
                 Ok(n) => n,
+                Err(e) => {
+                    failures.push(("device IR".into(), e));
+                    BTreeSet::new()
+                }
+            };
+            builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
+        }
+    }
+    Ok(Summary { builds })
+}
+
+/// `flang-22 <opt> -fopenmp --offload-arch=<arch>` against omprt. flang's
+/// driver takes neither `--cuda-path` nor `--libomptarget-nvptx-bc-path`: it
+/// finds CUDA through the `ptxas` on PATH, and links no runtime bitcode at
+/// compile time, so the whole runtime comes from `libompdevice.a` at the
+/// device link (its LTO member: one copy of the team state for every call).
+fn flang_command(opt: &str, arch: &str) -> Result<Command> {
+    let cuda_bin = tools::cuda_path()?.join("bin");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(std::iter::once(cuda_bin).chain(std::env::split_paths(&path)))
+        .map_err(|e| format!("cannot put the CUDA folder on PATH: {e}"))?;
+    let mut c = Command::new(tools::flang()?);
+    c.env("PATH", path)
+        .arg(opt)
+        .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
+        .arg(format!("-L{}", runtime_dir().display()));
+    Ok(c)
+}
+
+/// Compiles and links the Fortran program `src` at `opt` into
+/// `out/<name>.<opt>` (flang has no `-foffload-lto`).
+pub fn build_fortran_executable(src: &Path, opt: &str, out: &Path) -> Result<PathBuf> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let exe = out.join(format!("{name}.{}", opt.trim_start_matches('-')));
+    tools::run(flang_command(opt, LINK_ARCH)?.arg(src).arg("-o").arg(&exe))?;
+    Ok(exe)
+}
+
+/// Compiles the device side of the Fortran program `src` for `arch` into a
+/// cubin (runs ptxas on flang's code; the runtime is compiled at the device
+/// link, which nvlink 13 does only for `LINK_ARCH` here) and checks that every
+/// symbol it leaves undefined is the CUDA toolchain's or one omprt exports.
+pub fn check_fortran_device_object(src: &Path, opt: &str, arch: &str, out: &Path, runtime_exports: &BTreeSet<String>) -> Result<()> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let obj = out.join(format!("{name}.{}.{arch}.cubin", opt.trim_start_matches('-')));
+    tools::run(flang_command(opt, arch)?.args(["--offload-device-only", "-c"]).arg(src).arg("-o").arg(&obj))?;
+    let syms = tools::run(Command::new(tools::llvm_tool("llvm-readelf")?).args(["-s", "-W"]).arg(&obj))?;
+    let unknown: Vec<String> = String::from_utf8_lossy(&syms.stdout)
+        .lines()
+        .filter(|l| l.contains(" UND ") && !l.trim_end().ends_with("UND"))
+        .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+        .filter(|s| !cuda_provided(s) && !runtime_exports.contains(s))
+        .collect();
+    if unknown.is_empty() { Ok(()) } else { Err(format!("the {arch} cubin calls {unknown:?}, which omprt does not define")) }
+}
+
+/// The runtime functions flang's device code of `src` declares, with the
+/// types it calls them with.
+pub fn fortran_declarations(src: &Path, opt: &str, out: &Path) -> Result<BTreeMap<String, abi_table::LlvmFnType>> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let ll = out.join(format!("{name}.{}.device.ll", opt.trim_start_matches('-')));
+    tools::run(flang_command(opt, LINK_ARCH)?.args(["--offload-device-only", "-emit-llvm", "-S"]).arg(src).arg("-o").arg(&ll))?;
+    let text = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
+    Ok(abi_table::parse_ll_declarations(&text).into_iter().filter(|(n, _)| is_runtime_symbol(n)).collect())
+}
+
+/// Builds every Fortran program of the corpus at every level: the sm_90 link,
+/// ptxas for every arch, and each runtime function flang declares defined by
+/// omprt with the very type flang calls it with (a wrong arity or width
+/// would pass the link and misread the arguments).
+pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
+    std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
+    let runtime_exports = runtime_exports()?;
+    let definitions = abi_table::parse_ll_definitions(&tools::disassemble(&runtime_dir().join("libomptarget-nvptx.bc"))?);
+    let mut builds = Vec::new();
+    for src in fortran_programs(&opts.programs)? {
+        for opt in OPT_LEVELS {
+            let program = src.file_name().unwrap().to_string_lossy().to_string();
+            eprintln!("corpus: {program} {opt}");
+            let mut failures = Vec::new();
+            let executable = build_fortran_executable(&src, opt, &opts.out).unwrap_or_else(|e| {
+                failures.push((format!("link {LINK_ARCH}"), e));
+                PathBuf::new()
+            });
+            for arch in ARCHS {
+                if let Err(e) = check_fortran_device_object(&src, opt, arch, &opts.out, &runtime_exports) {
+                    failures.push((format!("ptxas {arch}"), e));
+                }
+            }
+            let needed = match fortran_declarations(&src, opt, &opts.out) {
+                Ok(declared) => {
+                    let wrong = abi_table::declaration_mismatches(&declared, &definitions);
+                    if !wrong.is_empty() {
+                        failures.push(("types".into(), wrong.join("\n")));
+                    }
+                    declared.into_keys().collect()
+                }
                 Err(e) => {
                     failures.push(("device IR".into(), e));
                     BTreeSet::new()

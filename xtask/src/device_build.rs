@@ -69,7 +69,7 @@ pub fn build() -> Result<Artifacts> {
     let out = runtime_dir();
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let ll = out.join("libomptarget-nvptx.ll");
-    std::fs::write(&ll, &ir).map_err(|e| format!("cannot write {}: {e}", ll.display()))?;
+    std::fs::write(&ll, ir_rewrite::for_compile_time_link(&ir)?).map_err(|e| format!("cannot write {}: {e}", ll.display()))?;
     let bitcode = out.join("libomptarget-nvptx.bc");
     tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&ll).arg("-o").arg(&bitcode))?;
     // The archive serves only the stateless functions openmp-opt adds calls to

@@ -533,6 +533,43 @@ fn strip_target_attributes(line: &str) -> String {
     out.replace("  ", " ")
 }
 
+/// The end of the mangled name of `parallel::irbuilder_wrapper`, the
+/// runtime's wrapper for the OpenMPIRBuilder's generic-mode regions.
+pub const IRBUILDER_WRAPPER_SUFFIX: &str = "8parallel17irbuilder_wrapper";
+
+/// The runtime as clang links it into each device TU at compile time, where
+/// every call of `__kmpc_parallel_60` is inlined with its argument count a
+/// constant and the path that takes the address of
+/// [`IRBUILDER_WRAPPER_SUFFIX`] folds away: that function goes, its address
+/// becomes null. The bitcode link would otherwise bring it in with
+/// `__kmpc_parallel_60`, and at -O0, where no pass removes a dead function,
+/// ptxas moved the argument slots it alone reads into it and nvlink counted
+/// them against every kernel (clang's -O0 SPMD kernels +40 bytes of shared
+/// memory). The archive's LTO member keeps it, for flang's calls.
+pub fn for_compile_time_link(ir: &str) -> Result<String> {
+    let name = ir
+        .lines()
+        .filter_map(|l| l.strip_prefix("define ").and_then(|d| d.split('@').nth(1)).and_then(|d| d.split('(').next()))
+        .find(|n| n.ends_with(IRBUILDER_WRAPPER_SUFFIX))
+        .ok_or_else(|| format!("no function named *{IRBUILDER_WRAPPER_SUFFIX} in the runtime's IR"))?
+        .to_string();
+    let mut out = String::with_capacity(ir.len());
+    let mut in_body = false;
+    for line in ir.lines() {
+        if line.starts_with("define ") && line.contains(&format!("@{name}(")) {
+            in_body = true;
+            continue;
+        }
+        if in_body {
+            in_body = line != "}";
+            continue;
+        }
+        out.push_str(&replace_symbol(line, &name, "null"));
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 /// The runtime for `-foffload-lto`, where it is linked from `libompdevice.a`
 /// after the user's compile. Its exported functions become `hidden`:
 /// clang-nvlink-wrapper keeps every symbol of default visibility visible to
@@ -786,6 +823,20 @@ define ptr @f() {\n  ret ptr @__omprt_dynamic_shared\n}\n";
         assert!(v.contains(&Violation::ExportedInternalSymbol("leaked".into())), "{v:?}");
         assert!(!v.iter().any(|x| matches!(x, Violation::ExportedInternalSymbol(n) if n == "helper" || n == "omp_get_level")));
         assert!(!v.iter().any(|x| matches!(x, Violation::MutableGlobalInGlobalMemory(n) if n == "_RNv4TEAM")));
+    }
+
+    #[test]
+    fn the_compile_time_link_drops_the_irbuilder_wrapper() {
+        let ir = "define void @__kmpc_parallel_60(ptr %p) {\n  store ptr @_RNvX8parallel17irbuilder_wrapper, ptr %p, align 8\n  store ptr @_RNvX8parallel17irbuilder_wrapper2, ptr %p, align 8\n  ret void\n}\n\
+define internal void @_RNvX8parallel17irbuilder_wrapper(i16 %0, i32 %1) unnamed_addr #3 {\nstart:\n  ret void\n}\n\
+define internal void @_RNvX8parallel17irbuilder_wrapper2() {\n  ret void\n}\n";
+        let out = for_compile_time_link(ir).unwrap();
+        assert_eq!(
+            out,
+            "define void @__kmpc_parallel_60(ptr %p) {\n  store ptr null, ptr %p, align 8\n  store ptr @_RNvX8parallel17irbuilder_wrapper2, ptr %p, align 8\n  ret void\n}\n\
+define internal void @_RNvX8parallel17irbuilder_wrapper2() {\n  ret void\n}\n"
+        );
+        assert!(for_compile_time_link("define void @f() {\n  ret void\n}\n").unwrap_err().contains(IRBUILDER_WRAPPER_SUFFIX));
     }
 
     #[test]

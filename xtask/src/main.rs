@@ -8,8 +8,9 @@ const HELP: &str = "usage: cargo xtask <command>
 commands:
   build-device   build target/omprt/lib/{libomptarget-nvptx.bc,libompdevice.a}
   check-abi      compare the built bitcode with LLVM 22's OMPKinds.def (types, coverage)
-  corpus         compile tests-gpu/programs with clang 22 against the runtime
-                 (-O0 and -O2, ptxas for sm_70/sm_80/sm_90) and check ABI needs
+  corpus         compile tests-gpu/programs with clang 22 (C, C++) and flang 22
+                 (Fortran) against the runtime (-O0 and -O2, ptxas for
+                 sm_70/sm_80/sm_90) and check ABI needs
   static-cost [-O0|-O2]
                  registers/stack/static shared memory of each linked corpus kernel (default
                  -O2), omprt (clang 22) vs LLVM 19's DeviceRTL (clang 19), with totals
@@ -80,9 +81,12 @@ fn check_abi(needed: &[String]) -> xtask::Result<()> {
 fn run_corpus() -> xtask::Result<()> {
     let summary = corpus::check_all(&corpus::Options::default())?;
     println!("{}", summary.render());
-    check_abi(&summary.needed_symbols().into_iter().collect::<Vec<_>>())?;
+    let fortran = corpus::check_fortran_all(&corpus::Options::default())?;
+    println!("{}", fortran.render());
+    let needed = summary.needed_symbols().into_iter().chain(fortran.needed_symbols());
+    check_abi(&needed.collect::<Vec<_>>())?;
     let _ = tools::cuda_path()?;
-    if summary.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
+    if summary.ok() && fortran.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
 }
 
 fn remarks_table() -> xtask::Result<()> {

@@ -20,6 +20,11 @@ pub fn clang() -> Result<PathBuf> {
     llvm_tool("clang")
 }
 
+/// flang 22 (Debian's flang-22), for the corpus's Fortran programs.
+pub fn flang() -> Result<PathBuf> {
+    llvm_tool("flang")
+}
+
 fn which(name: &str) -> Option<PathBuf> {
     std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(name)).find(|p| p.is_file())
 }

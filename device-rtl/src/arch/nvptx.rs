@@ -165,6 +165,16 @@ pub fn wide_divisor(d: u32) -> u32 {
     out
 }
 
+/// Whether LLVM knows `v` as a manifest constant (a number, not the address
+/// of a function) where this is inlined: clang's calls of
+/// `__kmpc_parallel_60` are inlined with their argument count a constant,
+/// the OpenMPIRBuilder's call the copy that stays out of line, where it is
+/// an argument. Later LLVM folds what it did not know to false.
+#[inline(always)]
+pub fn is_compile_time_constant(v: i64) -> bool {
+    core::intrinsics::is_val_statically_known(v)
+}
+
 /// Bytes of dynamic shared memory the block was launched with.
 #[inline(always)]
 pub fn dynamic_shared_bytes() -> u32 {
