@@ -236,11 +236,8 @@ pub fn check_device_object(src: &Path, opt: &str, arch: &str, out: &Path, runtim
             .arg("-o")
             .arg(&obj),
     )?;
-    let syms = tools::run(Command::new(tools::llvm_tool("llvm-readelf")?).args(["-s", "-W"]).arg(&obj))?;
-    let undefined: Vec<String> = String::from_utf8_lossy(&syms.stdout)
-        .lines()
-        .filter(|l| l.contains(" UND ") && !l.trim_end().ends_with("UND"))
-        .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+    let undefined: Vec<String> = undefined_symbols(&obj)?
+        .into_iter()
         .filter(|s| !cuda_provided(s) && !(runtime_exports.contains(s) && STATELESS_RUNTIME_FUNCTIONS.contains(&s.as_str())))
         .collect();
     if undefined.is_empty() {
@@ -251,6 +248,16 @@ pub fn check_device_object(src: &Path, opt: &str, arch: &str, out: &Path, runtim
              libompdevice.a would use a second copy of the team state"
         ))
     }
+}
+
+/// The symbols the cubin `obj` leaves undefined (`llvm-readelf -s`).
+fn undefined_symbols(obj: &Path) -> Result<Vec<String>> {
+    let syms = tools::run(Command::new(tools::llvm_tool("llvm-readelf")?).args(["-s", "-W"]).arg(obj))?;
+    Ok(String::from_utf8_lossy(&syms.stdout)
+        .lines()
+        .filter(|l| l.contains(" UND ") && !l.trim_end().ends_with("UND"))
+        .filter_map(|l| l.split_whitespace().last().map(str::to_string))
+        .collect())
 }
 
 /// Runtime symbols the device code of `src` calls (its external declarations
@@ -354,13 +361,7 @@ pub fn check_fortran_device_object(src: &Path, opt: &str, arch: &str, out: &Path
     let name = src.file_stem().unwrap().to_string_lossy();
     let obj = out.join(format!("{name}.{}.{arch}.cubin", opt.trim_start_matches('-')));
     tools::run(flang_command(opt, arch)?.args(["--offload-device-only", "-c"]).arg(src).arg("-o").arg(&obj))?;
-    let syms = tools::run(Command::new(tools::llvm_tool("llvm-readelf")?).args(["-s", "-W"]).arg(&obj))?;
-    let unknown: Vec<String> = String::from_utf8_lossy(&syms.stdout)
-        .lines()
-        .filter(|l| l.contains(" UND ") && !l.trim_end().ends_with("UND"))
-        .filter_map(|l| l.split_whitespace().last().map(str::to_string))
-        .filter(|s| !cuda_provided(s) && !runtime_exports.contains(s))
-        .collect();
+    let unknown: Vec<String> = undefined_symbols(&obj)?.into_iter().filter(|s| !cuda_provided(s) && !runtime_exports.contains(s)).collect();
     if unknown.is_empty() { Ok(()) } else { Err(format!("the {arch} cubin calls {unknown:?}, which omprt does not define")) }
 }
 
@@ -380,8 +381,9 @@ pub fn fortran_declarations(src: &Path, opt: &str, out: &Path) -> Result<BTreeMa
 /// would pass the link and misread the arguments).
 pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
-    let runtime_exports = runtime_exports()?;
-    let definitions = abi_table::parse_ll_definitions(&tools::disassemble(&runtime_dir().join("libomptarget-nvptx.bc"))?);
+    let ir = tools::disassemble(&runtime_dir().join("libomptarget-nvptx.bc"))?;
+    let runtime_exports = exports_of(&ir);
+    let definitions = abi_table::parse_ll_definitions(&ir);
     let mut builds = Vec::new();
     for src in fortran_programs(&opts.programs)? {
         for opt in OPT_LEVELS {
@@ -418,14 +420,18 @@ pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
 
 /// Non-internal functions and globals the runtime bitcode defines.
 pub fn runtime_exports() -> Result<BTreeSet<String>> {
-    let ir = tools::disassemble(&runtime_dir().join("libomptarget-nvptx.bc"))?;
-    let mut names: BTreeSet<String> = abi_table::parse_ll_definitions(&ir)
+    Ok(exports_of(&tools::disassemble(&runtime_dir().join("libomptarget-nvptx.bc"))?))
+}
+
+/// [`runtime_exports`] of the runtime's disassembled IR.
+fn exports_of(ir: &str) -> BTreeSet<String> {
+    let mut names: BTreeSet<String> = abi_table::parse_ll_definitions(ir)
         .into_iter()
         .filter(|(_, (_, linkage))| !matches!(linkage.as_str(), "internal" | "private"))
         .map(|(n, _)| n)
         .collect();
     names.extend(ir.lines().filter_map(crate::ir_rewrite::global_name));
-    Ok(names)
+    names
 }
 
 #[cfg(test)]
