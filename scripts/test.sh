@@ -22,5 +22,8 @@ if [ "${CI:-}" = true ]; then
     tmp=$(mktemp -d)
     clang-22 -O2 -fopenmp --offload-arch=sm_90 tests-gpu/programs/saxpy.c -o "$tmp/saxpy"
     say "plain 'clang-22 -fopenmp --offload-arch=sm_90' links against the installed omprt"
+    # -O0 with `use omp_lib`: the archive's Fortran member defines its constants.
+    flang-22 -O0 -fopenmp --offload-arch=sm_90 tests-gpu/programs/fortran_regions.f90 -o "$tmp/fortran_regions"
+    say "plain 'flang-22 -fopenmp --offload-arch=sm_90' links against the installed omprt"
     bash scripts/install.sh --uninstall
 fi

@@ -3,18 +3,22 @@
 ! chunks, and team reductions. Integer arithmetic and small doubles only, so
 ! the output is exact in any order of execution.
 program fortran_loops
+  ! The 64-bit kinds by their C names, as Fortran code that talks to C
+  ! writes them (at -O0 the device code then declares iso_c_binding's
+  ! constants: see fortran_regions.f90).
+  use iso_c_binding, only: c_int64_t, c_double
   implicit none
   integer, parameter :: n = 100003
-  integer(8), parameter :: n8 = 70001_8
+  integer(c_int64_t), parameter :: n8 = 70001_c_int64_t
   integer :: a(n), b(n), c(n), i, isum, imax, imin, iand_all, ior_all, ieor_all, chunked(1000)
-  integer(8) :: k, l8(n8), ksum
-  real(8) :: dsum, dprod, dmax, x(n)
+  integer(c_int64_t) :: k, l8(n8), ksum
+  real(c_double) :: dsum, dprod, dmax, x(n)
   logical :: all_pos, any_big
   integer :: first(64), rows(16, 50), j
 
   do i = 1, n
     a(i) = mod(i * 7, 1000) - 300
-    x(i) = real(mod(i, 5), 8) * 0.5d0
+    x(i) = real(mod(i, 5), c_double) * 0.5d0
   end do
 
   ! target teams distribute parallel do, 32-bit iteration variable
@@ -77,7 +81,7 @@ program fortran_loops
   !$omp&  reduction(.and.: all_pos) reduction(.or.: any_big)
   do i = 1, n
     isum = isum + a(i)
-    ksum = ksum + int(c(i), 8) * 100000_8
+    ksum = ksum + int(c(i), c_int64_t) * 100000_c_int64_t
     dsum = dsum + x(i)
     imax = max(imax, a(i))
     dmax = max(dmax, x(i))

@@ -3,20 +3,11 @@
 ! without a wrapper function (the OpenMPIRBuilder passes none), at -O2
 ! kernels openmp-opt turns into generic-SPMD ones. Integer results only.
 program fortran_regions
+  ! At -O0 flang declares every named constant of omp_lib and
+  ! omp_lib_kinds in the device code: they come from libompdevice.a's
+  ! Fortran member.
+  use omp_lib
   implicit none
-  ! The C entry points, without `use omp_lib`: at -O0 flang's device code
-  ! would reference that module's constants
-  ! (and iso_c_binding's), which no device library defines.
-  interface
-    integer function omp_get_num_threads() bind(c)
-    end function
-    integer function omp_get_thread_num() bind(c)
-    end function
-    integer function omp_get_team_num() bind(c)
-    end function
-    integer function omp_get_level() bind(c)
-    end function
-  end interface
   integer, parameter :: n = 4096
   integer :: a(n), b(n), team_sizes(2), seen(64), i, j, k, total
 

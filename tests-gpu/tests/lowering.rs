@@ -2,7 +2,7 @@
 //! runtime (`cargo xtask build-device`, which `scripts/test.sh` runs first).
 
 use std::collections::BTreeSet;
-use xtask::{abi_table, corpus, device_build, ir_rewrite, runtime_dir, tools};
+use xtask::{abi_table, corpus, device_build, fortran_modules, ir_rewrite, runtime_dir, tools};
 
 fn runtime_ir() -> String {
     let bc = runtime_dir().join("libomptarget-nvptx.bc");
@@ -92,6 +92,28 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     let is_wrapper = |name: &str| name.ends_with(ir_rewrite::IRBUILDER_WRAPPER_SUFFIX);
     assert!(cubin.functions.iter().any(|f| is_wrapper(f.name)), "{}: no runtime wrapper for flang's regions", exe.display());
     assert!(!runtime_ir().lines().any(|l| l.starts_with("define ") && l.contains(ir_rewrite::IRBUILDER_WRAPPER_SUFFIX)));
+    // `use omp_lib` at -O0: flang declares every named constant of the module
+    // in the device code, and the links above found them in the archive's
+    // Fortran member (without it, nvlink failed on 135 undefined references).
+    let ll = corpus::Options::default().out.join("fortran_regions.O0.device.ll");
+    let text = std::fs::read_to_string(&ll).unwrap_or_else(|e| panic!("{}: {e}", ll.display()));
+    let declared = text.lines().filter(|l| l.starts_with("@_QMomp_libEC") && l.contains(" = external constant ")).count();
+    assert!(declared > 100, "{}: {declared} omp_lib constants declared; the test no longer needs the Fortran member", ll.display());
+}
+
+/// Each named constant flang's -O0 device code declares for a program that
+/// uses one of its modules (`omp_lib`, `iso_c_binding`, `iso_fortran_env`,
+/// ...) is defined by the archive's Fortran member; nvlink fails on any
+/// that is not.
+#[test]
+fn flang_module_constants_are_all_defined_by_the_archive() {
+    let member = runtime_dir().join("libompdevice-fortran.bc");
+    assert!(member.is_file(), "{} is missing: cargo xtask build-device needs flang-22", member.display());
+    let work = corpus::Options::default().out.join("fortran-modules");
+    for m in fortran_modules::USER_MODULES {
+        let missing = fortran_modules::undefined_constants(m, &member, &work).unwrap_or_else(|e| panic!("{e}"));
+        assert!(missing.is_empty(), "use {m}: the archive does not define {missing:?}");
+    }
 }
 
 #[test]

@@ -332,15 +332,22 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
 /// compile time, so the whole runtime comes from `libompdevice.a` at the
 /// device link (its LTO member: one copy of the team state for every call).
 fn flang_command(opt: &str, arch: &str) -> Result<Command> {
+    let mut c = flang_with_cuda_on_path()?;
+    c.arg(opt)
+        .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
+        .arg(format!("-L{}", runtime_dir().display()));
+    Ok(c)
+}
+
+/// flang 22 with the CUDA folder's `bin` first on PATH: where flang finds
+/// CUDA (without it, flang assumes a PTX version no current arch accepts).
+pub fn flang_with_cuda_on_path() -> Result<Command> {
     let cuda_bin = tools::cuda_path()?.join("bin");
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(std::iter::once(cuda_bin).chain(std::env::split_paths(&path)))
         .map_err(|e| format!("cannot put the CUDA folder on PATH: {e}"))?;
     let mut c = Command::new(tools::flang()?);
-    c.env("PATH", path)
-        .arg(opt)
-        .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
-        .arg(format!("-L{}", runtime_dir().display()));
+    c.env("PATH", path);
     Ok(c)
 }
 
@@ -356,7 +363,8 @@ pub fn build_fortran_executable(src: &Path, opt: &str, out: &Path) -> Result<Pat
 /// Compiles the device side of the Fortran program `src` for `arch` into a
 /// cubin (runs ptxas on flang's code; the runtime is compiled at the device
 /// link, which nvlink 13 does only for `LINK_ARCH` here) and checks that every
-/// symbol it leaves undefined is the CUDA toolchain's or one omprt exports.
+/// symbol it leaves undefined is the CUDA toolchain's or one omprt exports
+/// (its runtime's, or a module constant of its Fortran member).
 pub fn check_fortran_device_object(src: &Path, opt: &str, arch: &str, out: &Path, runtime_exports: &BTreeSet<String>) -> Result<()> {
     let name = src.file_stem().unwrap().to_string_lossy();
     let obj = out.join(format!("{name}.{}.{arch}.cubin", opt.trim_start_matches('-')));
@@ -382,7 +390,13 @@ pub fn fortran_declarations(src: &Path, opt: &str, out: &Path) -> Result<BTreeMa
 pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
     let ir = tools::disassemble(&runtime_dir().join("libomptarget-nvptx.bc"))?;
-    let runtime_exports = exports_of(&ir);
+    let mut runtime_exports = exports_of(&ir);
+    // flang's module constants, from the archive's Fortran member.
+    let fortran_member = runtime_dir().join("libompdevice-fortran.bc");
+    if !fortran_member.is_file() {
+        return Err(format!("{} is missing: run 'cargo xtask build-device' with flang-22 installed", fortran_member.display()));
+    }
+    runtime_exports.extend(exports_of(&tools::disassemble(&fortran_member)?));
     let definitions = abi_table::parse_ll_definitions(&ir);
     let mut builds = Vec::new();
     for src in fortran_programs(&opts.programs)? {

@@ -2,7 +2,7 @@
 //! (rustc fat LTO, core included) → [`ir_rewrite`] → `llvm-as` →
 //! `target/omprt/lib/{libomptarget-nvptx.bc, libompdevice.a}`.
 
-use crate::{Result, abi_table, ir_rewrite, repo_root, runtime_dir, tools};
+use crate::{Result, abi_table, fortran_modules, ir_rewrite, repo_root, runtime_dir, tools};
 use omprt_abi::symbols::{CONFIG_GLOBALS, DEVICE_ENVIRONMENT};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,6 +20,8 @@ pub struct Artifacts {
     pub bitcode: PathBuf,
     pub archive: PathBuf,
     pub report: ir_rewrite::RewriteReport,
+    /// The archive's member with flang's module constants; `None` without flang.
+    pub fortran: Option<PathBuf>,
 }
 
 /// Whether `name` may be visible in the runtime bitcode.
@@ -91,10 +93,12 @@ pub fn build() -> Result<Artifacts> {
     let lto = out.join("libompdevice-lto.bc");
     extract_stateless("--delete", &lto_whole, &lto)?;
     let _ = std::fs::remove_file(&lto_whole);
+    // flang's module constants, for Fortran programs built at -O0.
+    let fortran = fortran_modules::build(&out)?;
     let archive = out.join("libompdevice.a");
     let _ = std::fs::remove_file(&archive);
-    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless).arg(&lto))?;
-    Ok(Artifacts { bitcode, archive, report })
+    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless).arg(&lto).args(&fortran))?;
+    Ok(Artifacts { bitcode, archive, report, fortran })
 }
 
 /// `llvm-extract <mode>` of the stateless runtime functions

@@ -65,6 +65,9 @@ fn build_device() -> xtask::Result<()> {
         a.report.shared_bytes(),
         a.report.shared.len()
     );
+    if a.fortran.is_none() {
+        eprintln!("note: flang-22 is not installed, so the archive has no Fortran module constants (flang -O0 programs that use omp_lib or iso_c_binding will not link): run 'bash scripts/setup.sh'");
+    }
     Ok(())
 }
 
