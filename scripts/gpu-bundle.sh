@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Packs what the GPU machine needs to run the lowering corpus into
 # .gpu-bundle/ (git-ignored, under the 64 MiB a device call carries):
-#   corpus/   the executables built by `cargo xtask corpus` (-O0, -O2 and
-#             -O2 -foffload-lto) and expected outputs
+#   corpus.tar.xz  the executables built by `cargo xtask corpus` (-O0, -O2 and
+#             -O2 -foffload-lto) and expected outputs (packed: 22 MB of
+#             executables took the bundle past 64 MiB on 2026-11-26)
 #   libs.tar.xz  Debian's host offload runtime (libomptarget.so.22.1) and the
 #             shared libraries it needs beyond glibc/libstdc++ (libLLVM.so.22.1 …)
 #   run.sh    runs every program with OMP_TARGET_OFFLOAD=MANDATORY on the GPU,
@@ -34,5 +35,7 @@ for needy in "$lib" "$corpus"/*.O2; do
 done
 tar -C "$bundle" -cJf "$bundle/libs.tar.xz" lib
 rm -rf "$bundle/lib"
+tar -C "$bundle" -cJf "$bundle/corpus.tar.xz" corpus
+rm -rf "$bundle/corpus"
 cp "$root/scripts/gpu-run.sh" "$bundle/run.sh"
 say "bundle ready: $(du -sh "$bundle" | cut -f1) in .gpu-bundle"

@@ -11,6 +11,13 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
 fi
 libs=$(mktemp -d)
 tar -C "$libs" -xJf "$here/libs.tar.xz"
+# The executables come packed (corpus.tar.xz); an unpacked corpus/ also works.
+corpus="$here/corpus"
+if [ -f "$here/corpus.tar.xz" ]; then
+    unpacked=$(mktemp -d)
+    tar -C "$unpacked" -xJf "$here/corpus.tar.xz"
+    corpus="$unpacked/corpus"
+fi
 export LD_LIBRARY_PATH="$libs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OMP_TARGET_OFFLOAD=MANDATORY
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
@@ -22,9 +29,9 @@ summary="$out/gpu-summary.txt"
     echo "host runtime: Debian libomptarget.so.22.1; device runtime: omprt"
 } >"$summary"
 pass=0; fail=0
-for exe in "$here"/corpus/*.O0 "$here"/corpus/*.O2 "$here"/corpus/*.O2lto; do
+for exe in "$corpus"/*.O0 "$corpus"/*.O2 "$corpus"/*.O2lto; do
     name=$(basename "$exe")
-    expected="$here/corpus/${name%.*}.expected"
+    expected="$corpus/${name%.*}.expected"
     actual=$(timeout 120 "$exe" 2>&1); rc=$?
     if [ $rc -eq 0 ] && [ "$actual" = "$(cat "$expected")" ]; then
         echo "PASS $name" >>"$summary"; pass=$((pass + 1))

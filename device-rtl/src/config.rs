@@ -21,6 +21,17 @@ unsafe extern "C" {
     static __omp_rtl_assume_no_nested_parallelism: u32;
 }
 
+// Defined by the bitcode build: 0 in the bitcode clang links at compile
+// time, 1 in the archive's LTO member (see [`serves_out_of_line_callers`]).
+#[cfg(target_arch = "nvptx64")]
+unsafe extern "C" {
+    static __omprt_lto_member: u8;
+}
+
+/// The simulation checks what the out-of-line runtime checks.
+#[cfg(not(target_arch = "nvptx64"))]
+static __omprt_lto_member: u8 = 1;
+
 #[cfg(not(target_arch = "nvptx64"))]
 mod host_defaults {
     // The host simulation runs with every assumption off.
@@ -85,6 +96,16 @@ pub fn assume_threads_oversubscription() -> bool {
 pub fn assume_no_thread_state() -> bool {
     // SAFETY: as above.
     unsafe { read(&__omp_rtl_assume_no_thread_state) != 0 }
+}
+/// Whether this copy of the runtime is the archive's LTO member, the one
+/// that serves device code calling the runtime out of line: flang's, whose
+/// calls come from the OpenMPIRBuilder (and clang's with `-foffload-lto`).
+/// A check only such callers can fail goes behind it, so that it folds away
+/// from clang's default compile, where it would cost registers.
+#[inline(always)]
+pub fn serves_out_of_line_callers() -> bool {
+    // SAFETY: a constant defined by the bitcode build (a plain static here).
+    unsafe { __omprt_lto_member != 0 }
 }
 #[inline(always)]
 pub fn assume_no_nested_parallelism() -> bool {

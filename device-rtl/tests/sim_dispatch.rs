@@ -86,6 +86,10 @@ impl Loop {
     fn index(&self, i: i128) -> usize {
         ((i - self.lb) / self.st) as usize
     }
+    /// The `ordered` schedules: 65 (static, chunked) ..= 70 (auto).
+    fn is_ordered(&self) -> bool {
+        (65..=70).contains(&self.sched)
+    }
 }
 
 /// What every thread records: hits per iteration, `last` reports, and the
@@ -124,9 +128,13 @@ fn dispatch_loop<T: Iv>(lp: &Loop, tally: &Tally, ordered: bool) {
             let k = lp.index(i);
             tally.hits[k].fetch_add(1, Ordering::Relaxed);
             if ordered {
-                __kmpc_ordered(std::ptr::null(), 0);
-                tally.order.lock().unwrap().push(k);
-                __kmpc_end_ordered(std::ptr::null(), 0);
+                // An ordered region only where the loop is `ordered` (clang
+                // rejects one elsewhere); `fini` in every loop of the run.
+                if lp.is_ordered() {
+                    __kmpc_ordered(std::ptr::null(), 0);
+                    tally.order.lock().unwrap().push(k);
+                    __kmpc_end_ordered(std::ptr::null(), 0);
+                }
                 T::fini();
             }
             if i == u {
@@ -431,17 +439,16 @@ fn consecutive_ordered_loops_each_start_their_turn_at_zero() {
 }
 
 /// Runs `loops` one after the other in a region of 40 threads, in SPMD and
-/// generic mode, and checks each. Every body calls `__kmpc_ordered` and
-/// `__kmpc_dispatch_fini`, as clang's do in `ordered` loops; in the plain
-/// loops they do nothing.
+/// generic mode, and checks each. The bodies of the `ordered` loops call
+/// `__kmpc_ordered` and `__kmpc_dispatch_fini`, as clang's do; those of the
+/// plain loops call `__kmpc_dispatch_fini`, which does nothing there.
 fn run_back_to_back(loops: &[Loop]) {
     for mode in [ExecMode::SPMD, ExecMode::GENERIC] {
         let tallies: Vec<Tally> = loops.iter().map(|lp| Tally::new(lp.trip())).collect();
         let pairs: Vec<(Loop, &Tally)> = loops.iter().copied().zip(tallies.iter()).collect();
         run_parallel::<i32>(mode, 1, 40, -1, &pairs, true);
         for (lp, t) in loops.iter().zip(&tallies) {
-            // The `ordered` schedules: 65 (static, chunked) ..= 70 (auto).
-            t.check(&format!("{lp:?} ({mode:?})"), (65..=70).contains(&lp.sched));
+            t.check(&format!("{lp:?} ({mode:?})"), lp.is_ordered());
         }
     }
 }
@@ -694,6 +701,36 @@ fn callback_loops_call_the_body_once_per_iteration() {
             assert!(h.0.iter().all(|h| h.load(Ordering::Relaxed) == 1), "{what}: {teams}x{threads} n={n}");
         }
     }
+}
+
+/// flang lowers an `ordered` loop to a static callback loop, which has no
+/// ordered schedule: in a team of several threads its ordered regions would
+/// run in no order, so `__kmpc_ordered` traps, naming why. A team of one runs
+/// them in order anyway.
+#[test]
+fn ordered_regions_of_a_callback_loop_trap_in_a_team_and_run_alone() {
+    static RAN: AtomicU32 = AtomicU32::new(0);
+    extern "C-unwind" fn body(_iv: i32, _arg: *mut c_void) {
+        __kmpc_ordered(std::ptr::null(), 0);
+        RAN.fetch_add(1, Ordering::Relaxed);
+        __kmpc_end_ordered(std::ptr::null(), 0);
+    }
+    extern "C-unwind" fn region(_g: *mut i32, _b: *mut i32) {
+        let threads = omp_get_num_threads();
+        unsafe { __kmpc_for_static_loop_4(std::ptr::null(), body as *mut c_void, std::ptr::null_mut(), 40, threads, 0, 0) };
+    }
+    let run = |num_threads: i32| {
+        let env = Shared(kernel_env(ExecMode::SPMD, 32));
+        sim::launch(1, 32, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, num_threads, -1, region as *mut c_void, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0);
+            __kmpc_target_deinit();
+        })
+    };
+    run(1);
+    assert_eq!(RAN.load(Ordering::Relaxed), 40, "a team of one runs every ordered region");
+    let msg = trap_message(move || run(-1));
+    assert!(msg.starts_with("omprt: __kmpc_ordered outside a loop with an ordered schedule"), "{msg}");
 }
 
 /// `ordered(2)` with `depend(sink: i-1, j)`, `depend(sink: i, j-1)` and

@@ -59,7 +59,7 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     let summary = corpus::check_fortran_all(&corpus::Options::default()).unwrap_or_else(|e| panic!("{e}"));
     println!("{}", summary.render());
     let programs: BTreeSet<&str> = summary.builds.iter().map(|b| b.program.as_str()).collect();
-    for required in ["fortran_loops.f90", "fortran_regions.f90"] {
+    for required in ["fortran_loops.f90", "fortran_regions.f90", "fortran_sync.f90"] {
         assert!(programs.contains(required), "the corpus lacks {required}");
     }
     assert!(summary.ok(), "Fortran corpus failures:\n{}", summary.render());
@@ -75,7 +75,12 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
         "__kmpc_distribute_for_static_loop_4u",
         "__kmpc_distribute_for_static_loop_8u",
         "__kmpc_nvptx_teams_reduce_nowait_v2",
+        "__kmpc_nvptx_parallel_reduce_nowait_v2",
         "__kmpc_parallel_60",
+        "__kmpc_single",
+        "__kmpc_masked",
+        "__kmpc_barrier",
+        "__kmpc_omp_task",
     ] {
         assert!(needed.contains(entry), "flang no longer calls {entry} in the Fortran corpus: {needed:?}");
     }

@@ -754,15 +754,31 @@ fn wait_turn(turn: &AtomicU64, iteration: u64) {
     }
 }
 
-/// `__kmpc_ordered`: waits for the turn of the caller's iteration.
+/// `__kmpc_ordered`: waits for the turn of the caller's iteration. Without
+/// a record of an ordered loop there is no turn to wait for: fine for a team
+/// of one, but in a larger team the region would run in no order. flang's
+/// loops get there (the OpenMPIRBuilder lowers every device loop, `ordered`
+/// too, to a static `__kmpc_*_static_loop_*`, which has no ordered schedule;
+/// upstream's `__kmpc_ordered` does nothing), so that traps, saying why.
+/// Only in the copy flang's calls reach (`config::serves_out_of_line_callers`):
+/// clang's ordered loops always have their record, and the test cost their
+/// kernels 2-4 registers. With `-foffload-lto` clang's calls reach that copy
+/// too: ordered.c's kernels there 26-28 -> 31-32 registers (LLVM 19: 32);
+/// the trap apart, out of line, gave them 8 bytes of stack instead.
 pub fn ordered() {
     let private = private_top();
     // SAFETY: this thread's own record.
-    if let Some(p) = unsafe { private.as_ref() }
-        && p.ordered
-        && p.in_team
-    {
-        wait_turn(ordered_turn(), p.cursor);
+    match unsafe { private.as_ref() } {
+        Some(p) if p.ordered => {
+            if p.in_team {
+                wait_turn(ordered_turn(), p.cursor);
+            }
+        }
+        _ if config::serves_out_of_line_callers() && mapping::omp_num_threads() > 1 => debug::fatal(debug::message!(
+            "__kmpc_ordered outside a loop with an ordered schedule: the region cannot run in order ",
+            "(flang lowers device loops, ordered ones too, to static __kmpc_*_static_loop_* calls)"
+        )),
+        _ => {}
     }
     arch::fence_device();
 }
