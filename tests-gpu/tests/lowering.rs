@@ -121,6 +121,28 @@ fn flang_module_constants_are_all_defined_by_the_archive() {
     }
 }
 
+/// Every routine clang 22's `omp.h` declares, called from a target region,
+/// is defined by omprt with clang's exact type, or is one the runtime leaves
+/// to the host (`abi_table::HOST_ONLY_API`, each with its reason). Before,
+/// 40 of them left the device link with an undefined reference.
+#[test]
+fn every_omp_h_routine_is_defined_with_clangs_type_or_host_only() {
+    let header = std::fs::read_to_string(abi_table::OMP_H).unwrap_or_else(|e| panic!("{}: {e}", abi_table::OMP_H));
+    let names = abi_table::omp_h_routines(&header);
+    assert!(names.len() > 80, "only {} routines found in omp.h", names.len());
+    let out = corpus::Options::default().out.join("api");
+    std::fs::create_dir_all(&out).unwrap();
+    let src = out.join("omp_h_routines.c");
+    std::fs::write(&src, abi_table::api_probe_source(&names)).unwrap();
+    let declared = corpus::device_declarations(&src, "-O0", &out).unwrap_or_else(|e| panic!("{e}"));
+    let device: std::collections::BTreeMap<String, abi_table::LlvmFnType> =
+        declared.into_iter().filter(|(n, _)| names.contains(n) && abi_table::host_only_reason(n).is_none()).collect();
+    assert!(device.len() > 60, "only {} device routines declared by the probe", device.len());
+    let defs = abi_table::parse_ll_definitions(&runtime_ir());
+    let wrong = abi_table::declaration_mismatches(&device, &defs);
+    assert!(wrong.is_empty(), "omp.h routines omprt lacks or types differently:\n{}", wrong.join("\n"));
+}
+
 #[test]
 fn runtime_state_is_in_shared_memory_and_only_the_api_is_visible() {
     let ir = runtime_ir();

@@ -578,6 +578,53 @@ pub fn declaration_mismatches(declared: &BTreeMap<String, LlvmFnType>, defs: &BT
         .collect()
 }
 
+/// clang 22's `omp.h`, whose routines user code calls on the device too.
+pub const OMP_H: &str = "/usr/lib/llvm-22/lib/clang/22/include/omp.h";
+
+/// Routines of `omp.h` the device runtime leaves to the host runtime: each
+/// `(prefix or name, why)`. A target region that calls one does not link.
+pub const HOST_ONLY_API: &[(&str, &str)] = &[
+    ("omp_target_", "device memory routines: they allocate, copy and map for the host"),
+    ("omp_get_mapped_ptr", "the host's mapping table"),
+    ("ompx_dump_mapping_tables", "the host's mapping table"),
+    ("omp_get_interop_", "interop objects come from the host's `interop` construct"),
+    ("omp_get_num_interop_properties", "interop objects come from the host's `interop` construct"),
+    ("omp_get_device_from_uid", "device uids are the host runtime's"),
+    ("omp_get_uid_from_device", "device uids are the host runtime's"),
+    ("ompc_", "libomp's variants of the affinity-format routines for Fortran's strings"),
+    ("omp_init_allocator", "allocators with traits: only the predefined ones exist on the device"),
+    ("omp_destroy_allocator", "allocators with traits: only the predefined ones exist on the device"),
+];
+
+/// Why the `omp.h` routine `name` is host-only, if it is.
+pub fn host_only_reason(name: &str) -> Option<&'static str> {
+    HOST_ONLY_API.iter().find(|(p, _)| if p.ends_with('_') { name.starts_with(p) } else { name == *p }).map(|(_, why)| *why)
+}
+
+/// The routines `omp.h` (its text) declares: `omp_*`, `ompx_*`, `ompc_*`.
+pub fn omp_h_routines(header: &str) -> Vec<String> {
+    let mut names = BTreeSet::new();
+    for line in header.lines().filter(|l| l.trim_start().starts_with("extern ") && l.contains("__KAI_KMPC_CONVENTION")) {
+        let Some(before_paren) = line.split('(').next() else { continue };
+        if let Some(name) = before_paren.split_whitespace().last()
+            && ["omp_", "ompx_", "ompc_"].iter().any(|p| name.starts_with(p))
+        {
+            names.insert(name.to_string());
+        }
+    }
+    names.into_iter().collect()
+}
+
+/// A C program whose target region takes the address of each of `names`:
+/// its device code declares each with clang's type.
+pub fn api_probe_source(names: &[String]) -> String {
+    let mut src = String::from("#include <omp.h>\nint main(void) {\n  int n = 0;\n#pragma omp target map(tofrom: n)\n  {\n    void *volatile p[] = {\n");
+    for n in names {
+        src += &format!("      (void *)&{n},\n");
+    }
+    src + "    };\n    n = (int)(sizeof p / sizeof p[0]);\n  }\n  return n == 0;\n}\n"
+}
+
 /// Checks a runtime bitcode file against the installed `OMPKinds.def`.
 pub fn check_bitcode(bitcode: &std::path::Path, needed: &BTreeSet<String>) -> Result<Report, String> {
     let def = std::fs::read_to_string(OMP_KINDS_DEF)

@@ -263,6 +263,11 @@ fn undefined_symbols(obj: &Path) -> Result<Vec<String>> {
 /// Runtime symbols the device code of `src` calls (its external declarations
 /// before the runtime is linked in).
 pub fn needed_symbols(src: &Path, opt: &str, out: &Path) -> Result<BTreeSet<String>> {
+    Ok(device_declarations(src, opt, out)?.into_keys().filter(|n| is_runtime_symbol(n)).collect())
+}
+
+/// The functions the device code of `src` declares, with clang's types.
+pub fn device_declarations(src: &Path, opt: &str, out: &Path) -> Result<BTreeMap<String, abi_table::LlvmFnType>> {
     let name = src.file_stem().unwrap().to_string_lossy();
     let ll = out.join(format!("{name}.{}.device.ll", opt.trim_start_matches('-')));
     tools::run(
@@ -275,10 +280,7 @@ pub fn needed_symbols(src: &Path, opt: &str, out: &Path) -> Result<BTreeSet<Stri
             .arg(&ll),
     )?;
     let text = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
-    Ok(abi_table::parse_ll_declarations(&text)
-        .into_keys()
-        .filter(|n| is_runtime_symbol(n))
-        .collect())
+    Ok(abi_table::parse_ll_declarations(&text))
 }
 
 /// Names the OpenMP device runtime (not libc, CUDA or LLVM) must provide.

@@ -248,6 +248,17 @@ pub unsafe extern "C-unwind" fn omp_test_lock(lock: *mut u32) -> i32 {
     // SAFETY: the caller's lock object, a live, aligned lock word.
     i32::from(sync::test_lock(unsafe { sync::lock_word(lock) }))
 }
+/// Hints (contended, speculative, ...) only advise: the plain lock.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn omp_init_lock_with_hint(lock: *mut u32, _hint: i32) {
+    // SAFETY: forwarded from the caller.
+    unsafe { omp_init_lock(lock) }
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn omp_init_nest_lock_with_hint(lock: *mut u32, _hint: i32) {
+    // SAFETY: forwarded from the caller.
+    unsafe { omp_init_nest_lock(lock) }
+}
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_init_nest_lock(lock: *mut u32) {
     // SAFETY: user code passes an omp_nest_lock_t (two words).
@@ -303,4 +314,29 @@ pub unsafe extern "C-unwind" fn omp_test_nest_lock(lock: *mut u32) -> i32 {
         *lock.add(1) += 1;
         *lock.add(1) as i32
     }
+}
+
+// ---- allocators, tools, resources ----
+
+/// `omp_default_mem_alloc`: the def-allocator-var ICV, which the device
+/// keeps at its initial value (`omp_set_default_allocator` traps).
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_get_default_allocator() -> u64 {
+    1
+}
+
+/// `omp_control_tool_notool`: no OMPT tool runs on the device.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_control_tool(_command: i32, _modifier: i32, _arg: *mut core::ffi::c_void) -> i32 {
+    -2
+}
+
+/// Non-zero, "not paused": a kernel cannot give back the device it runs on.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_pause_resource(_kind: i32, _device_num: i32) -> i32 {
+    -1
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_pause_resource_all(_kind: i32) -> i32 {
+    -1
 }

@@ -73,34 +73,89 @@ pub extern "C-unwind" fn __kmpc_free_shared(ptr: VoidPtr, bytes: u64) {
 }
 
 // omp_alloc & co. Predefined allocators 1..=5 (default, large_cap, const,
-// high_bw, low_lat) come from the device heap; the team/thread-local ones
-// (cgroup, pteam, thread) and null get NULL, which the spec allows for an
+// high_bw, low_lat) come from the device heap, and so does the null
+// allocator, which stands for the def-allocator-var ICV, on the device always
+// the default allocator (`omp_get_default_allocator`); the team/thread-local
+// ones (cgroup, pteam, thread) get NULL, which the spec allows for an
 // allocator that cannot satisfy a request.
 fn heap_backed(allocator: u64) -> bool {
-    (1..=5).contains(&allocator)
+    (0..=5).contains(&allocator)
 }
 
-/// Every block keeps the heap pointer it came from just below itself, so
-/// `omp_free` serves both allocation functions.
+/// Every block keeps, just below itself, the heap pointer it came from (so
+/// `omp_free` serves every allocation function) and its size (for
+/// `omp_realloc`).
+const BLOCK_HEADER: usize = 16;
+
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_alloc(bytes: u64, allocator: u64) -> VoidPtr {
     omp_aligned_alloc(16, bytes, allocator)
 }
 
+/// NULL also for a size the heap block cannot hold with its header and
+/// alignment (a wrapped sum would have been a short block).
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_aligned_alloc(align: u64, bytes: u64, allocator: u64) -> VoidPtr {
     if !heap_backed(allocator) || !align.is_power_of_two() {
         return core::ptr::null_mut();
     }
     let align = align.max(16);
-    let raw = crate::arch::malloc(bytes + align + 8);
+    let Some(total) = bytes.checked_add(align + BLOCK_HEADER as u64) else { return core::ptr::null_mut() };
+    let raw = crate::arch::malloc(total);
     if raw.is_null() {
         return core::ptr::null_mut();
     }
-    let start = (raw as usize + 8).div_ceil(align as usize) * align as usize;
-    // SAFETY: `raw <= start - 8` and `start + bytes` is inside the block.
-    unsafe { ((start - 8) as *mut usize).write(raw as usize) };
+    let start = (raw as usize + BLOCK_HEADER).div_ceil(align as usize) * align as usize;
+    // SAFETY: `raw <= start - 16` and `start + bytes` is inside the block.
+    unsafe {
+        ((start - 8) as *mut usize).write(raw as usize);
+        ((start - 16) as *mut u64).write(bytes);
+    }
     start as VoidPtr
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_calloc(count: u64, size: u64, allocator: u64) -> VoidPtr {
+    omp_aligned_calloc(16, count, size, allocator)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_aligned_calloc(align: u64, count: u64, size: u64, allocator: u64) -> VoidPtr {
+    let Some(bytes) = count.checked_mul(size) else { return core::ptr::null_mut() };
+    let p = omp_aligned_alloc(align, bytes, allocator);
+    if !p.is_null() {
+        // SAFETY: a fresh block of `bytes` bytes.
+        unsafe { core::ptr::write_bytes(p.cast::<u8>(), 0, bytes as usize) };
+    }
+    p
+}
+
+/// The block `ptr` reallocated to `bytes` with `allocator` (the null
+/// allocator: `free_allocator`, which allocated `ptr`); its first bytes kept.
+/// NULL `ptr`: an allocation; zero `bytes`: a free (NULL back). If the new
+/// block cannot be had, NULL, and `ptr` stays as it was.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_realloc(ptr: VoidPtr, bytes: u64, allocator: u64, free_allocator: u64) -> VoidPtr {
+    let allocator = if allocator == 0 { free_allocator } else { allocator };
+    if ptr.is_null() {
+        return omp_alloc(bytes, allocator);
+    }
+    if bytes == 0 {
+        omp_free(ptr, free_allocator);
+        return core::ptr::null_mut();
+    }
+    let fresh = omp_alloc(bytes, allocator);
+    if fresh.is_null() {
+        return fresh;
+    }
+    // SAFETY: `ptr` came from these functions, which wrote its size below it;
+    // `fresh` is a new block of `bytes`.
+    unsafe {
+        let old = ((ptr as usize - 16) as *const u64).read();
+        core::ptr::copy_nonoverlapping(ptr.cast::<u8>(), fresh.cast::<u8>(), old.min(bytes) as usize);
+    }
+    omp_free(ptr, free_allocator);
+    fresh
 }
 
 #[unsafe(no_mangle)]
@@ -108,8 +163,8 @@ pub extern "C-unwind" fn omp_free(ptr: VoidPtr, _allocator: u64) {
     if ptr.is_null() {
         return;
     }
-    // SAFETY: `ptr` came from omp_alloc/omp_aligned_alloc, which stored the
-    // heap pointer just below it.
+    // SAFETY: `ptr` came from these functions, which stored the heap pointer
+    // just below it.
     let raw = unsafe { ((ptr as usize - 8) as *const usize).read() };
     // SAFETY: that heap pointer, given up by the caller with `ptr`.
     unsafe { crate::arch::free(raw as *mut u8) }
@@ -134,4 +189,14 @@ not_yet! {
     // Tasking that the undeferred tasks of `exports::task` cannot give: `detach`.
     fn __kmpc_task_allow_completion_event(IdentPtr, i32, VoidPtr) -> VoidPtr;
     fn __kmpc_proxy_task_completed_ooo(VoidPtr);
+    fn omp_fulfill_event(u64);
+
+    // API routines that change what omprt keeps fixed on the device: the
+    // def-allocator-var ICV (always the default allocator) and the device's
+    // nteams-var and teams-thread-limit-var (the launch's grid).
+    fn omp_set_default_allocator(u64);
+    fn omp_set_num_teams(i32);
+    fn omp_set_teams_thread_limit(i32);
+    // Needs the thread's task nesting, which nothing records yet.
+    fn omp_in_explicit_task() -> i32;
 }
