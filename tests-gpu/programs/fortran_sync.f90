@@ -1,8 +1,9 @@
 ! Schedules, synchronisation and tasks as flang 22 lowers them for the
 ! device: dynamic, guided and runtime schedules (flang makes each a static
 ! __kmpc_*_static_loop_* call), atomic, single, masked, barrier, a parallel
-! reduction inside a target region with lastprivate, collapse(2), and
-! explicit tasks. Integer results only. Not here: `ordered` (the static
+! reduction inside a target region with lastprivate, collapse(2), explicit
+! tasks, sections, do simd, taskgroup, taskloop and teams loop. Integer
+! results only. Not here: `ordered` (the static
 ! loop has no ordered schedule, so omprt traps in __kmpc_ordered) and
 ! `critical` (flang 22 names its lock `.gomp_critical_user_.var`, which
 ! ptxas rejects).
@@ -90,4 +91,44 @@ program fortran_sync
   !$omp end parallel
   !$omp end target
   print '(a, i8)', 'tasks:', tsum
+
+  ! sections (a static loop over the sections), do simd, a taskgroup with
+  ! a task per thread, a taskloop under single, and teams loop
+  grid = 0
+  tsum = 0
+  twos = 0
+  !$omp target map(tofrom: grid, tsum, twos)
+  !$omp parallel num_threads(32)
+  !$omp sections
+  !$omp section
+  grid(1, 1) = 7
+  !$omp section
+  grid(2, 1) = 9
+  !$omp end sections
+  !$omp do simd
+  do i = 3, 40
+    grid(i, 1) = i
+  end do
+  !$omp end do simd
+  !$omp taskgroup
+  !$omp task shared(tsum)
+  !$omp atomic
+  tsum = tsum + 1
+  !$omp end task
+  !$omp end taskgroup
+  !$omp single
+  !$omp taskloop
+  do i = 1, 10
+    !$omp atomic
+    twos = twos + i
+  end do
+  !$omp end taskloop
+  !$omp end single
+  !$omp end parallel
+  !$omp end target
+  !$omp target teams loop map(tofrom: grid)
+  do j = 2, 30
+    grid(1, j) = j
+  end do
+  print '(a, 3i8)', 'sections, taskgroup, taskloop:', sum(grid), tsum, twos
 end program

@@ -81,6 +81,9 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
         "__kmpc_masked",
         "__kmpc_barrier",
         "__kmpc_omp_task",
+        "__kmpc_taskloop",
+        "__kmpc_taskgroup",
+        "__kmpc_for_static_init_4u",
     ] {
         assert!(needed.contains(entry), "flang no longer calls {entry} in the Fortran corpus: {needed:?}");
     }
