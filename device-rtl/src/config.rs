@@ -21,17 +21,6 @@ unsafe extern "C" {
     static __omp_rtl_assume_no_nested_parallelism: u32;
 }
 
-// Defined by the bitcode build: 0 in the bitcode clang links at compile
-// time, 1 in the archive's LTO member (see [`serves_out_of_line_callers`]).
-#[cfg(target_arch = "nvptx64")]
-unsafe extern "C" {
-    static __omprt_lto_member: u8;
-}
-
-/// The simulation checks what the out-of-line runtime checks.
-#[cfg(not(target_arch = "nvptx64"))]
-static __omprt_lto_member: u8 = 1;
-
 #[cfg(not(target_arch = "nvptx64"))]
 mod host_defaults {
     // The host simulation runs with every assumption off.
@@ -104,8 +93,7 @@ pub fn assume_no_thread_state() -> bool {
 /// from clang's default compile, where it would cost registers.
 #[inline(always)]
 pub fn serves_out_of_line_callers() -> bool {
-    // SAFETY: a constant defined by the bitcode build (a plain static here).
-    unsafe { __omprt_lto_member != 0 }
+    crate::arch::serves_out_of_line_callers()
 }
 #[inline(always)]
 pub fn assume_no_nested_parallelism() -> bool {

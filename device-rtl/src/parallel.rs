@@ -351,10 +351,32 @@ macro_rules! microtask_arities {
         ///
         /// # Safety
         /// As [`parallel_60`].
+        ///
+        /// Out of line in the archive's LTO member, where only the
+        /// OpenMPIRBuilder's calls (flang's) arrive, one block of captured
+        /// variables or none, it calls those two arities alone: every arity
+        /// up to 32 gave that copy of `__kmpc_parallel_60`, and so every
+        /// flang kernel, 150 registers. The branch is on `llvm.is.constant`
+        /// itself, which the code generator lowers to false there and then
+        /// removes the arm it no longer reaches; clang's inlined calls, whose
+        /// count is a constant, keep the arm of their arity.
         #[inline(always)]
         pub unsafe fn invoke_microtask(outlined: *mut c_void, gtid: i32, args: *mut *mut c_void, nargs: i64) {
             let mut g = gtid;
             let mut b = 0i32;
+            if !arch::is_compile_time_constant(nargs) && config::serves_out_of_line_callers() {
+                match nargs {
+                    // SAFETY: forwarded from the caller.
+                    0 => unsafe { call_with::<0>(outlined, &mut g, &mut b, args) },
+                    // SAFETY: forwarded from the caller.
+                    1 => unsafe { call_with::<1>(outlined, &mut g, &mut b, args) },
+                    _ => debug::fatal(debug::message!(
+                        "a parallel region with more than one argument called out of line (link the runtime bitcode ",
+                        "at compile time: --libomptarget-nvptx-bc-path): __kmpc_parallel_60"
+                    )),
+                }
+                return;
+            }
             match nargs {
                 $(
                     // SAFETY: forwarded from the caller.

@@ -719,6 +719,8 @@ fn ordered_regions_of_a_callback_loop_trap_in_a_team_and_run_alone() {
         let threads = omp_get_num_threads();
         unsafe { __kmpc_for_static_loop_4(std::ptr::null(), body as *mut c_void, std::ptr::null_mut(), 40, threads, 0, 0) };
     }
+    // As flang's calls find the runtime: the archive's LTO member.
+    sim::serve_out_of_line_callers(true);
     let run = |num_threads: i32| {
         let env = Shared(kernel_env(ExecMode::SPMD, 32));
         sim::launch(1, 32, || unsafe {

@@ -176,6 +176,37 @@ fn captured_variables_reach_the_outlined_region_in_order() {
     assert_eq!(sum.load(Ordering::Relaxed), 8 * 1111);
 }
 
+extern "C-unwind" fn one_block(_g: *mut i32, _b: *mut i32, sum: *mut c_void) {
+    unsafe { &*(sum as *const AtomicU32) }.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The archive's LTO member, which flang's out-of-line calls reach, calls a
+/// region with one block of captured variables, or none, and traps naming
+/// the fix for more (clang's calls with more find the bitcode linked at
+/// compile time, where every arity stays).
+#[test]
+fn out_of_line_regions_take_one_block_and_trap_on_more() {
+    sim::serve_out_of_line_callers(true);
+    let env = spmd();
+    let sum = AtomicU32::new(0);
+    sim::launch(1, 8, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let mut args = [&sum as *const _ as *mut c_void];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, one_block as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+    });
+    assert_eq!(sum.load(Ordering::Relaxed), 8);
+    let msg = trap_message(|| {
+        sim::launch(1, 8, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let fake = std::ptr::without_provenance_mut::<c_void>;
+            let mut args = [fake(1), fake(10), fake(100), fake(1000), &sum as *const _ as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, many_args as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 5, 0);
+        })
+    });
+    assert!(msg.starts_with("omprt: a parallel region with more than one argument called out of line"), "{msg}");
+    sim::serve_out_of_line_callers(false);
+}
+
 /// The last thread of the region stores its number in each of the team's
 /// copies, as clang's inner-loop lastprivate copy-out does.
 extern "C-unwind" fn last_thread_writes(_g: *mut i32, _b: *mut i32, small: *mut c_void, big: *mut c_void) {

@@ -486,6 +486,19 @@ pub fn ordered_loops_seen() -> &'static core::sync::atomic::AtomicBool {
     &ORDERED_LOOPS_SEEN
 }
 
+unsafe extern "C" {
+    /// Defined by the bitcode build: 0 in the bitcode clang links at compile
+    /// time, 1 in the archive's LTO member (xtask's `ir_rewrite::LTO_MEMBER_FLAG`).
+    static __omprt_lto_member: u8;
+}
+
+/// Whether this copy is the archive's LTO member (`config::serves_out_of_line_callers`).
+#[inline(always)]
+pub fn serves_out_of_line_callers() -> bool {
+    // SAFETY: a constant the bitcode build defines.
+    unsafe { __omprt_lto_member != 0 }
+}
+
 /// Called once per thread when it leaves the kernel; nothing to do on a GPU.
 #[inline(always)]
 pub fn thread_exit() {}

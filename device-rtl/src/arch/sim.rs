@@ -140,6 +140,8 @@ struct Grid {
     ordered_loops_seen: Arc<AtomicBool>,
     /// `malloc`s still to fail ([`fail_mallocs`]).
     failing_mallocs: Arc<std::sync::atomic::AtomicU32>,
+    /// [`serve_out_of_line_callers`] at launch.
+    out_of_line_callers: bool,
 }
 
 #[derive(Clone)]
@@ -162,6 +164,7 @@ thread_local! {
     /// a test's `ordered` loops do not depend on another's setting it.
     static DEVICE_ORDERED_LOOPS_SEEN: Arc<AtomicBool> = Arc::default();
     static FAILING_MALLOCS: Arc<std::sync::atomic::AtomicU32> = Arc::default();
+    static OUT_OF_LINE_CALLERS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Heap blocks this OS thread allocated minus those it freed
     /// ([`live_heap_blocks`]).
     static LIVE_HEAP_BLOCKS: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
@@ -204,6 +207,7 @@ where
         deferred_frees: DEVICE_DEFERRED_FREES.with(Arc::clone),
         ordered_loops_seen: DEVICE_ORDERED_LOOPS_SEEN.with(Arc::clone),
         failing_mallocs: FAILING_MALLOCS.with(Arc::clone),
+        out_of_line_callers: OUT_OF_LINE_CALLERS.with(std::cell::Cell::get),
     });
     let warps_per_block = threads_per_block.div_ceil(WARP_SIZE);
     let blocks: Vec<Arc<Block>> = (0..num_blocks)
@@ -300,6 +304,18 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
 /// The nvptx backend hides the divisor's range from LLVM; nothing to hide here.
 pub fn wide_divisor(d: u32) -> u32 {
     d
+}
+
+/// For tests, before a launch: the launching thread's grids run as the
+/// archive's LTO member does, the copy flang's out-of-line calls reach
+/// (`config::serves_out_of_line_callers`); by default as the bitcode clang
+/// links at compile time.
+pub fn serve_out_of_line_callers(yes: bool) {
+    OUT_OF_LINE_CALLERS.with(|c| c.set(yes));
+}
+
+pub fn serves_out_of_line_callers() -> bool {
+    with(|t| t.grid.out_of_line_callers)
 }
 
 /// Nothing is inlined into a compiler's code here: every call takes the
