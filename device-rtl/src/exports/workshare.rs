@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::mapping;
-use crate::workshare::{self, Entity, callback::Walk, dispatch, iv::LoopIv};
+use crate::workshare::{self, Entity, callback::Walk, dispatch, iv::{Distance, LoopIv}};
 
 /// # Safety
 /// The pointers are clang's loop-bound variables, valid for reads and writes.
@@ -180,8 +180,8 @@ unsafe fn body_fn<T>(body: FnPtr) -> extern "C" fn(T, VoidPtr) {
 
 /// Iteration counts and chunk sizes of callback loops are non-negative.
 #[inline(always)]
-fn count<T: LoopIv>(v: T) -> u64 {
-    if T::from_bits(0) > v { 0 } else { v.bits() }
+fn count<T: LoopIv>(v: T) -> T::Unsigned {
+    if T::from_bits(0) > v { T::Unsigned::ZERO } else { T::Unsigned::from_u64(v.bits()) }
 }
 
 /// The team's size. The IRBuilder's `num_threads` argument may have been
@@ -189,8 +189,8 @@ fn count<T: LoopIv>(v: T) -> u64 {
 /// bug), and any other value than the team's size would lose or repeat
 /// iterations, so the runtime's own count is used.
 #[inline(always)]
-fn team_threads<T: LoopIv>(_num_threads: T) -> u64 {
-    u64::from(mapping::omp_num_threads())
+fn team_threads<T: LoopIv>(_num_threads: T) -> T::Unsigned {
+    T::u_from_u32(mapping::omp_num_threads())
 }
 
 macro_rules! callback_loop_entries {
@@ -204,9 +204,9 @@ macro_rules! callback_loop_entries {
                 let body = unsafe { body_fn::<$t>(body) };
                 Walk {
                     num_iters: count(num_iters), teams: 1, team: 0,
-                    threads: team_threads(num_threads), thread: u64::from(mapping::omp_thread_num()),
+                    threads: team_threads(num_threads), thread: <$t as LoopIv>::u_from_u32(mapping::omp_thread_num()),
                     block_chunk: 0, thread_chunk: count(thread_chunk), one_chunk: one != 0,
-                }.run(|iv| body(<$t>::from_bits(iv), arg))
+                }.run(|iv| body(<$t>::from_bits(iv.into()), arg))
             }
 
             #[unsafe(no_mangle)]
@@ -216,9 +216,10 @@ macro_rules! callback_loop_entries {
                 // SAFETY: as above.
                 let body = unsafe { body_fn::<$t>(body) };
                 Walk {
-                    num_iters: count(num_iters), teams: u64::from(mapping::num_blocks()), team: u64::from(mapping::block_id()),
-                    threads: 1, thread: 0, block_chunk: count(block_chunk).max(1), thread_chunk: 0, one_chunk: one != 0,
-                }.run(|iv| body(<$t>::from_bits(iv), arg))
+                    num_iters: count(num_iters), teams: <$t as LoopIv>::u_from_u32(mapping::num_blocks()),
+                    team: <$t as LoopIv>::u_from_u32(mapping::block_id()), threads: 1, thread: 0,
+                    block_chunk: count(block_chunk).max(1), thread_chunk: 0, one_chunk: one != 0,
+                }.run(|iv| body(<$t>::from_bits(iv.into()), arg))
             }
 
             #[unsafe(no_mangle)]
@@ -229,10 +230,11 @@ macro_rules! callback_loop_entries {
                 // SAFETY: as above.
                 let body = unsafe { body_fn::<$t>(body) };
                 Walk {
-                    num_iters: count(num_iters), teams: u64::from(mapping::num_blocks()), team: u64::from(mapping::block_id()),
-                    threads: team_threads(num_threads), thread: u64::from(mapping::omp_thread_num()),
+                    num_iters: count(num_iters), teams: <$t as LoopIv>::u_from_u32(mapping::num_blocks()),
+                    team: <$t as LoopIv>::u_from_u32(mapping::block_id()),
+                    threads: team_threads(num_threads), thread: <$t as LoopIv>::u_from_u32(mapping::omp_thread_num()),
                     block_chunk: count(block_chunk), thread_chunk: count(thread_chunk), one_chunk: one != 0,
-                }.run(|iv| body(<$t>::from_bits(iv), arg))
+                }.run(|iv| body(<$t>::from_bits(iv.into()), arg))
             }
         )*
     };

@@ -16,46 +16,66 @@
 //! `one_iteration_per_thread` promises that one chunk per thread covers the
 //! loop; the walk then stops after the caller's first chunk.
 
-/// The ids and sizes that decide which iterations the caller runs.
+use super::iv::{Count, Distance};
+
+/// The ids and sizes that decide which iterations the caller runs, in the
+/// loop's own width (`u32` for the `_4`/`_4u` entries: every value held across
+/// the body's call is half the registers of a `u64`).
 #[derive(Clone, Copy, Debug)]
-pub struct Walk {
-    pub num_iters: u64,
-    pub teams: u64,
-    pub team: u64,
-    pub threads: u64,
-    pub thread: u64,
-    pub block_chunk: u64,
-    pub thread_chunk: u64,
+pub struct Walk<D> {
+    pub num_iters: D,
+    pub teams: D,
+    pub team: D,
+    pub threads: D,
+    pub thread: D,
+    pub block_chunk: D,
+    pub thread_chunk: D,
     pub one_chunk: bool,
 }
 
-impl Walk {
+/// `a * b`, or the type's maximum past it.
+#[inline(always)]
+fn sat_mul<D: Count>(a: D, b: D) -> D {
+    a.checked_mul(b).unwrap_or(D::MAX)
+}
+
+/// `a + b`, or the type's maximum past it.
+#[inline(always)]
+fn sat_add<D: Count>(a: D, b: D) -> D {
+    Distance::checked_add(a, b).unwrap_or(D::MAX)
+}
+
+impl<D: Count> Walk<D> {
     /// Runs `body` on each of the caller's iterations, in increasing order.
     /// Products saturate: a 64-bit loop's chunk times the teams or threads
     /// can pass 2^64, and wrapped it would start the walk again.
-    pub fn run(&self, mut body: impl FnMut(u64)) {
-        let threads = self.threads.max(1);
-        let thread_chunk = self.thread_chunk.max(1);
-        let block_chunk = if self.block_chunk == 0 { threads.saturating_mul(thread_chunk) } else { self.block_chunk };
-        let teams = self.teams.max(1);
+    #[inline(always)]
+    pub fn run(&self, mut body: impl FnMut(D)) {
+        let one = D::ONE;
+        let threads = self.threads.max(one);
+        let thread_chunk = self.thread_chunk.max(one);
+        let block_chunk = if self.block_chunk == D::ZERO { sat_mul(threads, thread_chunk) } else { self.block_chunk };
+        let teams = self.teams.max(one);
         if self.team >= teams || self.thread >= threads {
             return;
         }
-        let mut block_start = self.team.saturating_mul(block_chunk);
+        let mut block_start = sat_mul(self.team, block_chunk);
         while block_start < self.num_iters {
-            let block_end = self.num_iters.min(block_start.saturating_add(block_chunk));
-            let mut start = block_start.saturating_add(self.thread.saturating_mul(thread_chunk));
+            let block_end = self.num_iters.min(sat_add(block_start, block_chunk));
+            let mut start = sat_add(block_start, sat_mul(self.thread, thread_chunk));
             while start < block_end {
-                let end = block_end.min(start.saturating_add(thread_chunk));
-                for iv in start..end {
+                let end = block_end.min(sat_add(start, thread_chunk));
+                let mut iv = start;
+                while iv < end {
                     body(iv);
+                    iv = iv + one;
                 }
                 if self.one_chunk {
                     return;
                 }
-                start = start.saturating_add(threads.saturating_mul(thread_chunk));
+                start = sat_add(start, sat_mul(threads, thread_chunk));
             }
-            block_start = block_start.saturating_add(teams.saturating_mul(block_chunk));
+            block_start = sat_add(block_start, sat_mul(teams, block_chunk));
         }
     }
 }
@@ -76,7 +96,7 @@ mod tests {
             let mut seen = vec![0u32; num_iters as usize];
             for team in 0..teams {
                 for thread in 0..threads {
-                    Walk { num_iters, teams, team, threads, thread, block_chunk, thread_chunk, one_chunk: false }
+                    Walk::<u64> { num_iters, teams, team, threads, thread, block_chunk, thread_chunk, one_chunk: false }
                         .run(|iv| seen[iv as usize] += 1);
                 }
             }
@@ -90,7 +110,7 @@ mod tests {
             let mut seen = vec![0u32; num_iters as usize];
             for team in 0..teams {
                 for thread in 0..threads {
-                    Walk { num_iters, teams, team, threads, thread, block_chunk: 0, thread_chunk: 0, one_chunk: true }
+                    Walk::<u64> { num_iters, teams, team, threads, thread, block_chunk: 0, thread_chunk: 0, one_chunk: true }
                         .run(|iv| seen[iv as usize] += 1);
                 }
             }
