@@ -352,14 +352,19 @@ macro_rules! microtask_arities {
         /// # Safety
         /// As [`parallel_60`].
         ///
-        /// Out of line in the archive's LTO member, where only the
-        /// OpenMPIRBuilder's calls (flang's) arrive, one block of captured
-        /// variables or none, it calls those two arities alone: every arity
-        /// up to 32 gave that copy of `__kmpc_parallel_60`, and so every
-        /// flang kernel, 150 registers. The branch is on `llvm.is.constant`
-        /// itself, which the code generator lowers to false there and then
-        /// removes the arm it no longer reaches; clang's inlined calls, whose
-        /// count is a constant, keep the arm of their arity.
+        /// Out of line in the archive's LTO member it calls one block of
+        /// captured variables or none, the OpenMPIRBuilder's (flang's) two
+        /// arities: every arity up to 32 made that copy of
+        /// `__kmpc_parallel_60`, and so every flang kernel, 150 registers (up
+        /// to 8: 68, but openmp-opt in clang's `-foffload-lto` link of
+        /// schedules.c then ran for over 20 minutes, 7 s with two). Clang's
+        /// calls reach that copy only at `-O0 -foffload-lto`, whose link
+        /// inlines nothing; with more arguments they trap, saying so. The
+        /// branch is on `llvm.is.constant` itself, which the code generator
+        /// lowers to false there and then removes the arms it no longer
+        /// reaches (a test of `nargs` before the full `match` left every arm:
+        /// 150); clang's inlined calls, whose count is a constant, keep the
+        /// arm of their arity.
         #[inline(always)]
         pub unsafe fn invoke_microtask(outlined: *mut c_void, gtid: i32, args: *mut *mut c_void, nargs: i64) {
             let mut g = gtid;
@@ -371,8 +376,8 @@ macro_rules! microtask_arities {
                     // SAFETY: forwarded from the caller.
                     1 => unsafe { call_with::<1>(outlined, &mut g, &mut b, args) },
                     _ => debug::fatal(debug::message!(
-                        "a parallel region with more than one argument called out of line (link the runtime bitcode ",
-                        "at compile time: --libomptarget-nvptx-bc-path): __kmpc_parallel_60"
+                        "a parallel region with more than one argument called out of line (clang -O0 with ",
+                        "-foffload-lto: build with -O1 or more, or without -foffload-lto): __kmpc_parallel_60"
                     )),
                 }
                 return;

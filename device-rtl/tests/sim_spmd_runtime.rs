@@ -182,8 +182,9 @@ extern "C-unwind" fn one_block(_g: *mut i32, _b: *mut i32, sum: *mut c_void) {
 
 /// The archive's LTO member, which flang's out-of-line calls reach, calls a
 /// region with one block of captured variables, or none, and traps naming
-/// the fix for more (clang's calls with more find the bitcode linked at
-/// compile time, where every arity stays).
+/// the way out for more (clang's calls reach it only at `-O0 -foffload-lto`;
+/// elsewhere they find the bitcode linked at compile time or are inlined,
+/// and every arity stays).
 #[test]
 fn out_of_line_regions_take_one_block_and_trap_on_more() {
     sim::serve_out_of_line_callers(true);
