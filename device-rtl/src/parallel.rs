@@ -349,22 +349,22 @@ macro_rules! microtask_arities {
     ($($n:literal => [$($i:literal)*],)*) => {
         /// Calls an outlined parallel region with its captured variables.
         ///
-        /// # Safety
-        /// As [`parallel_60`].
-        ///
         /// Out of line in the archive's LTO member it calls one block of
         /// captured variables or none, the OpenMPIRBuilder's (flang's) two
         /// arities: every arity up to 32 made that copy of
         /// `__kmpc_parallel_60`, and so every flang kernel, 150 registers (up
-        /// to 8: 68, but openmp-opt in clang's `-foffload-lto` link of
-        /// schedules.c then ran for over 20 minutes, 7 s with two). Clang's
-        /// calls reach that copy only at `-O0 -foffload-lto`, whose link
+        /// to 8: 68, but clang's `-foffload-lto` link of schedules.c then
+        /// ran for over 20 minutes, in openmp-opt; 7 s with two). Clang's
+        /// calls reach that copy at `-O0 -foffload-lto`, whose link
         /// inlines nothing; with more arguments they trap, saying so. The
         /// branch is on `llvm.is.constant` itself, which the code generator
         /// lowers to false there and then removes the arms it no longer
         /// reaches (a test of `nargs` before the full `match` left every arm:
         /// 150); clang's inlined calls, whose count is a constant, keep the
         /// arm of their arity.
+        ///
+        /// # Safety
+        /// As [`parallel_60`].
         #[inline(always)]
         pub unsafe fn invoke_microtask(outlined: *mut c_void, gtid: i32, args: *mut *mut c_void, nargs: i64) {
             let mut g = gtid;

@@ -268,17 +268,20 @@ pub fn needed_symbols(src: &Path, opt: &str, out: &Path) -> Result<BTreeSet<Stri
 
 /// The functions the device code of `src` declares, with clang's types.
 pub fn device_declarations(src: &Path, opt: &str, out: &Path) -> Result<BTreeMap<String, abi_table::LlvmFnType>> {
+    let mut clang = Command::new(compiler_for(src)?);
+    clang
+        .arg(opt)
+        .args(["-fopenmp", "--offload-arch=sm_90", "-nogpulib", "--offload-device-only", "-emit-llvm", "-S"])
+        .arg(format!("--cuda-path={}", tools::cuda_path()?.display()));
+    declarations_in_device_ir(clang, src, opt, out)
+}
+
+/// Runs `compile` (a device-only `-emit-llvm -S` of `src` at `opt`) into
+/// `out/<name>.<opt>.device.ll` and returns the functions that IR declares.
+fn declarations_in_device_ir(mut compile: Command, src: &Path, opt: &str, out: &Path) -> Result<BTreeMap<String, abi_table::LlvmFnType>> {
     let name = src.file_stem().unwrap().to_string_lossy();
     let ll = out.join(format!("{name}.{}.device.ll", opt.trim_start_matches('-')));
-    tools::run(
-        Command::new(compiler_for(src)?)
-            .arg(opt)
-            .args(["-fopenmp", "--offload-arch=sm_90", "-nogpulib", "--offload-device-only", "-emit-llvm", "-S"])
-            .arg(format!("--cuda-path={}", tools::cuda_path()?.display()))
-            .arg(src)
-            .arg("-o")
-            .arg(&ll),
-    )?;
+    tools::run(compile.arg(src).arg("-o").arg(&ll))?;
     let text = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
     Ok(abi_table::parse_ll_declarations(&text))
 }
@@ -378,11 +381,9 @@ pub fn check_fortran_device_object(src: &Path, opt: &str, arch: &str, out: &Path
 /// The runtime functions flang's device code of `src` declares, with the
 /// types it calls them with.
 pub fn fortran_declarations(src: &Path, opt: &str, out: &Path) -> Result<BTreeMap<String, abi_table::LlvmFnType>> {
-    let name = src.file_stem().unwrap().to_string_lossy();
-    let ll = out.join(format!("{name}.{}.device.ll", opt.trim_start_matches('-')));
-    tools::run(flang_command(opt, LINK_ARCH)?.args(["--offload-device-only", "-emit-llvm", "-S"]).arg(src).arg("-o").arg(&ll))?;
-    let text = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
-    Ok(abi_table::parse_ll_declarations(&text).into_iter().filter(|(n, _)| is_runtime_symbol(n)).collect())
+    let mut flang = flang_command(opt, LINK_ARCH)?;
+    flang.args(["--offload-device-only", "-emit-llvm", "-S"]);
+    Ok(declarations_in_device_ir(flang, src, opt, out)?.into_iter().filter(|(n, _)| is_runtime_symbol(n)).collect())
 }
 
 /// Builds every Fortran program of the corpus at every level: the sm_90 link,

@@ -116,10 +116,15 @@ pub fn build(out: &Path) -> Result<Option<PathBuf>> {
 /// flang's own modules use.
 pub const USER_MODULES: &[&str] = &["iso_c_binding", "iso_fortran_env", "ieee_exceptions", "ieee_features", "omp_lib_kinds", "omp_lib"];
 
+/// The globals `member` (the archive's Fortran member, as built) defines.
+pub fn defined_constants(member: &Path) -> Result<std::collections::BTreeSet<String>> {
+    Ok(tools::disassemble(member)?.lines().filter_map(crate::ir_rewrite::global_name).collect())
+}
+
 /// The named constants flang's -O0 device code declares for a program that
-/// uses `module`, and that `member` (the archive's Fortran member, as built)
-/// does not define: what nvlink would report undefined.
-pub fn undefined_constants(module: &str, member: &Path, work: &Path) -> Result<Vec<String>> {
+/// uses `module`, and that are not among `defined` ([`defined_constants`]):
+/// what nvlink would report undefined.
+pub fn undefined_constants(module: &str, defined: &std::collections::BTreeSet<String>, work: &Path) -> Result<Vec<String>> {
     std::fs::create_dir_all(work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let src = work.join(format!("uses_{module}.f90"));
     let program = format!(
@@ -131,8 +136,6 @@ pub fn undefined_constants(module: &str, member: &Path, work: &Path) -> Result<V
     cmd.current_dir(work).args(["-O0", "-fopenmp", "--offload-arch=sm_90", "--offload-device-only", "-S", "-emit-llvm"]);
     tools::run(cmd.arg(&src).arg("-o").arg(&ll))?;
     let declared = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
-    let defined: std::collections::BTreeSet<String> =
-        tools::disassemble(member)?.lines().filter_map(crate::ir_rewrite::global_name).collect();
     Ok(declared
         .lines()
         .filter(|l| l.contains(" = external constant "))

@@ -607,7 +607,7 @@ pub fn for_lto(ir: &str) -> String {
     let hidden: Vec<String> = ir
         .lines()
         .map(|line| match line.strip_prefix("define ") {
-            _ if line == compile_time_flag => format!("@{LTO_MEMBER_FLAG} = internal constant i8 1, align 1"),
+            None if line == compile_time_flag => format!("@{LTO_MEMBER_FLAG} = internal constant i8 1, align 1"),
             Some(rest) if !matches!(linkage_of(&rest[..rest.find('@').unwrap_or(0)].split_whitespace().collect::<Vec<_>>()), "private" | "internal") => {
                 format!("define hidden {}", rest.replace(" readnone", ""))
             }

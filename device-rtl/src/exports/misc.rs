@@ -87,6 +87,16 @@ fn heap_backed(allocator: u64) -> bool {
 /// `omp_realloc`).
 const BLOCK_HEADER: usize = 16;
 
+/// Where the block starting at `start` keeps its heap pointer.
+fn heap_pointer_slot(start: usize) -> *mut usize {
+    (start - 8) as *mut usize
+}
+
+/// Where the block starting at `start` keeps its size.
+fn size_slot(start: usize) -> *mut u64 {
+    (start - 16) as *mut u64
+}
+
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_alloc(bytes: u64, allocator: u64) -> VoidPtr {
     omp_aligned_alloc(16, bytes, allocator)
@@ -108,8 +118,8 @@ pub extern "C-unwind" fn omp_aligned_alloc(align: u64, bytes: u64, allocator: u6
     let start = (raw as usize + BLOCK_HEADER).div_ceil(align as usize) * align as usize;
     // SAFETY: `raw <= start - 16` and `start + bytes` is inside the block.
     unsafe {
-        ((start - 8) as *mut usize).write(raw as usize);
-        ((start - 16) as *mut u64).write(bytes);
+        heap_pointer_slot(start).write(raw as usize);
+        size_slot(start).write(bytes);
     }
     start as VoidPtr
 }
@@ -151,7 +161,7 @@ pub extern "C-unwind" fn omp_realloc(ptr: VoidPtr, bytes: u64, allocator: u64, f
     // SAFETY: `ptr` came from these functions, which wrote its size below it;
     // `fresh` is a new block of `bytes`.
     unsafe {
-        let old = ((ptr as usize - 16) as *const u64).read();
+        let old = size_slot(ptr as usize).read();
         core::ptr::copy_nonoverlapping(ptr.cast::<u8>(), fresh.cast::<u8>(), old.min(bytes) as usize);
     }
     omp_free(ptr, free_allocator);
@@ -165,7 +175,7 @@ pub extern "C-unwind" fn omp_free(ptr: VoidPtr, _allocator: u64) {
     }
     // SAFETY: `ptr` came from these functions, which stored the heap pointer
     // just below it.
-    let raw = unsafe { ((ptr as usize - 8) as *const usize).read() };
+    let raw = unsafe { heap_pointer_slot(ptr as usize).read() };
     // SAFETY: that heap pointer, given up by the caller with `ptr`.
     unsafe { crate::arch::free(raw as *mut u8) }
 }
