@@ -148,29 +148,53 @@ fn exit_serialized(on_team_state: bool) {
     }
 }
 
+/// Inlined on purpose: with the LTO-member test below in it, rustc kept it
+/// out of line, and every -O2 kernel with a region then called the outlined
+/// function through all arities (ordered.c 26 -> 85 registers).
+#[inline(always)]
 unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
     let tid = mapping::thread_id_in_block();
+    // Every thread computes the same team: the code before an SPMD region
+    // runs alike in every thread, so each sees the same ICVs and block. Each
+    // thread's own copy is what lets LLVM fold the size (stated below).
+    let team = || {
+        let n = if if_expr == 0 { 1 } else { threads_for_region(num_threads, true) };
+        (n, if n == mapping::num_threads_in_block() { 0 } else { n })
+    };
     // Nobody may still read the previous state when thread 0 changes it.
     arch::sync_threads_aligned();
     if tid == 0 {
-        // One thread decides, so every thread agrees on the team.
-        let n = if if_expr == 0 { 1 } else { threads_for_region(num_threads, true) };
-        let all = n == mapping::num_threads_in_block();
+        let (n, size) = team();
         state::update_team(|t| {
-            t.parallel_team_size = if all { 0 } else { n };
+            t.parallel_team_size = size;
             t.icvs.level = 1;
             t.icvs.active_level = u32::from(n > 1);
         });
     }
     arch::sync_threads_aligned();
+    let (_, size) = team();
     // Stated for the optimizer, so the region's ICV queries fold to constants.
-    // SAFETY: thread 0 stored it before the barrier and nobody changes it
+    // SAFETY: thread 0 stored them before the barrier and nobody changes them
     // until the barrier after the region.
-    unsafe { state::assume_team_level_one() };
-    let n = mapping::active_team_size_in(true);
+    unsafe {
+        state::assume_team_level_one();
+        state::assume_team_size(size);
+    }
     // Not `n < num_threads_in_block()` after the region: that kept both
     // numbers in registers across it (schedules.c's SPMD loops +2 registers).
-    let partial_team = state::team(|t| t.parallel_team_size) != 0;
+    let partial_team = size != 0;
+    let n = if partial_team { size } else { mapping::num_threads_in_block() };
+    // LLVM does not know that a thread id is below the block size, and kept
+    // the path of the threads outside a partial team in kernels whose team
+    // is the block: with `-foffload-lto` that path kept the shared-memory
+    // stack in schedules.c l65_1 (540 bytes, LLVM 19: 0). Only there: in
+    // clang's compile-time copy the fact made ptxas give the straight-line
+    // kernels that remain more registers (thread_ids.c l10 14 -> 20,
+    // parallel_for.c l9 18 -> 20; LLVM 19: 16, 18).
+    if config::serves_out_of_line_callers() {
+        // SAFETY: true of every thread.
+        unsafe { core::hint::assert_unchecked(tid < mapping::num_threads_in_block()) };
+    }
     if tid < n {
         let n_states = thread_state_mark();
         // SAFETY: forwarded from the caller.

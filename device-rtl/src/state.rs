@@ -243,6 +243,17 @@ pub unsafe fn assume_team_level_one() {
     unsafe { arch::assume_u32_eq(&raw const (*team_ptr()).icvs.level, 1) }
 }
 
+/// States for the optimizer that the team's size field holds `size` here,
+/// so a region's `omp_get_num_threads` needs no shared memory once inlined.
+///
+/// # Safety
+/// Every thread reaching this point sees `size` in the team state.
+#[inline(always)]
+pub unsafe fn assume_team_size(size: u32) {
+    // SAFETY: forwarded from the caller.
+    unsafe { arch::assume_u32_eq(&raw const (*team_ptr()).parallel_team_size, size) }
+}
+
 /// The ICVs the calling thread sees.
 #[inline(always)]
 pub fn icvs() -> Icvs {

@@ -389,7 +389,7 @@ fn operand(arg: &str, ty: &str) -> Option<String> {
         let word_end = rest.find([' ', '(']).unwrap_or(rest.len());
         let word = &rest[..word_end];
         let is_attribute = matches!(word, "noundef" | "nonnull" | "readonly" | "readnone" | "writeonly" | "noalias" | "nocapture")
-            || word == "align" || word == "dereferenceable" || word == "dereferenceable_or_null" || word == "captures";
+            || word == "align" || word == "dereferenceable" || word == "dereferenceable_or_null" || word == "captures" || word == "range";
         if !is_attribute {
             break;
         }
@@ -906,6 +906,10 @@ declare void @__omprt_assume_u32_eq(ptr noundef, i32 noundef) unnamed_addr #1\n"
         assert!(out.contains("  call void @llvm.assume(i1 %omprt.assume.ok.1)\n"), "{out}");
         assert!(out.contains("declare void @llvm.assume(i1 noundef)"), "{out}");
         assert!(!out.contains(ASSUME_MARKER), "{out}");
+        // A value's attributes (`range(...)` has a comma of its own) are not part of it.
+        let ranged = "define internal void @h(i32 %n) {\n  tail call void @__omprt_assume_u32_eq(ptr @x, i32 noundef range(i32 0, -32) %n)\n  ret void\n}\n";
+        let (out, _) = rewrite(ranged, &[], &[]).unwrap();
+        assert!(out.contains("  %omprt.assume.ok.1 = icmp eq i32 %omprt.assume.1, %n\n"), "{out}");
         // Anything but a plain call of the marker is an error, not a silent drop.
         let odd = "define internal void @g() {\n  store ptr @__omprt_assume_u32_eq(ptr null, i32 1), ptr null\n  ret void\n}\n";
         assert!(rewrite(odd, &[], &[]).is_err());
