@@ -183,6 +183,9 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
     // Not `n < num_threads_in_block()` after the region: that kept both
     // numbers in registers across it (schedules.c's SPMD loops +2 registers).
     let partial_team = size != 0;
+    // Derived from the size, not `team()`'s own count (the same number): that
+    // one cost -O2 11 registers over the corpus (reductions_all.c, schedules.c
+    // l71_1-l73_1) and thread_ids.c l24 2 with `-foffload-lto`.
     let n = if partial_team { size } else { mapping::num_threads_in_block() };
     // LLVM does not know that a thread id is below the block size, and kept
     // the path of the threads outside a partial team in kernels whose team
