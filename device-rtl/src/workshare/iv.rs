@@ -14,6 +14,7 @@ pub trait Distance:
     const ZERO: Self;
     const ONE: Self;
     fn wrapping_add(self, other: Self) -> Self;
+    fn wrapping_sub(self, other: Self) -> Self;
     fn wrapping_mul(self, other: Self) -> Self;
     /// `self / d` for a divisor the caller knows is not zero (0 if it is).
     /// No `/` on purpose: its division-by-zero panic is a call, and in a
@@ -48,6 +49,10 @@ macro_rules! distance {
             #[inline(always)]
             fn wrapping_add(self, other: Self) -> Self {
                 <$u>::wrapping_add(self, other)
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, other: Self) -> Self {
+                <$u>::wrapping_sub(self, other)
             }
             #[inline(always)]
             fn wrapping_mul(self, other: Self) -> Self {
