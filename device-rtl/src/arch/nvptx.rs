@@ -155,7 +155,7 @@ pub fn global_timer_ns() -> u64 {
 /// 16 with this). A divisor LLVM knows as a constant stays visible, so a
 /// division by it still folds.
 #[inline(always)]
-pub fn wide_divisor(d: u32) -> u32 {
+fn wide_divisor(d: u32) -> u32 {
     if core::intrinsics::is_val_statically_known(d) {
         return d;
     }
@@ -163,6 +163,14 @@ pub fn wide_divisor(d: u32) -> u32 {
     // SAFETY: a register move.
     unsafe { core::arch::asm!("mov.b32 {0}, {1};", out(reg32) out, in(reg32) d, options(pure, nomem, nostack, preserves_flags)) };
     out
+}
+
+/// [`wide_divisor`] of a divisor known not to be zero, still known so: a
+/// division by it needs no test of its own.
+#[inline(always)]
+pub fn wide_nonzero_divisor(d: core::num::NonZeroU32) -> core::num::NonZeroU32 {
+    // SAFETY: the move keeps the value, which is not zero.
+    unsafe { core::num::NonZeroU32::new_unchecked(wide_divisor(d.get())) }
 }
 
 /// Whether LLVM knows `v` as a manifest constant (a number, not the address

@@ -302,7 +302,7 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
 }
 
 /// The nvptx backend hides the divisor's range from LLVM; nothing to hide here.
-pub fn wide_divisor(d: u32) -> u32 {
+pub fn wide_nonzero_divisor(d: core::num::NonZeroU32) -> core::num::NonZeroU32 {
     d
 }
 
