@@ -399,7 +399,7 @@ pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
     if !fortran_member.is_file() {
         return Err(format!("{} is missing: run 'cargo xtask build-device' with flang-22 installed", fortran_member.display()));
     }
-    runtime_exports.extend(exports_of(&tools::disassemble(&fortran_member)?));
+    runtime_exports.extend(crate::fortran_modules::defined_constants(&fortran_member)?);
     let definitions = abi_table::parse_ll_definitions(&ir);
     let mut builds = Vec::new();
     for src in fortran_programs(&opts.programs)? {

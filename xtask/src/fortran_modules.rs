@@ -62,6 +62,15 @@ fn module_dir(flang: &Path) -> Result<PathBuf> {
         .ok_or_else(|| format!("no omp_lib.mod beside {}: reinstall flang-22 ('bash scripts/setup.sh')", real.display()))
 }
 
+/// flang's -O0 device code of `src` for `arch`, as LLVM IR in `ll`. It runs
+/// in `work`, where flang writes the `.mod` of each module it compiles, and
+/// finds CUDA's PTX version through the `ptxas` on PATH.
+fn device_ir(src: &Path, ll: &Path, arch: &str, work: &Path) -> Result<()> {
+    let mut cmd = corpus::flang_with_cuda_on_path()?;
+    cmd.current_dir(work).args(["-O0", "-fopenmp", &format!("--offload-arch={arch}"), "--offload-device-only", "-S", "-emit-llvm"]);
+    tools::run(cmd.arg(src).arg("-o").arg(ll)).map(drop)
+}
+
 /// Builds `<out>/libompdevice-fortran.bc`, or returns `None` when flang 22 is
 /// not installed (the archive then serves clang alone).
 pub fn build(out: &Path) -> Result<Option<PathBuf>> {
@@ -84,11 +93,8 @@ pub fn build(out: &Path) -> Result<Option<PathBuf>> {
         let src = work.join(format!("{m}.f90"));
         std::fs::write(&src, text).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
         let ll = work.join(format!("{m}.ll"));
-        // Any arch: the constants are data. flang finds CUDA's PTX version
-        // through the `ptxas` on PATH.
-        let mut cmd = corpus::flang_with_cuda_on_path()?;
-        cmd.current_dir(&work).args(["-O0", "-fopenmp", "--offload-arch=sm_70", "--offload-device-only", "-S", "-emit-llvm"]);
-        tools::run(cmd.arg(&src).arg("-o").arg(&ll))?;
+        // Any arch: the constants are data.
+        device_ir(&src, &ll, "sm_70", &work)?;
         compiled.push(ll);
     }
     let linked = work.join("modules.bc");
@@ -132,9 +138,7 @@ pub fn undefined_constants(module: &str, defined: &std::collections::BTreeSet<St
     );
     std::fs::write(&src, program).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
     let ll = work.join(format!("uses_{module}.ll"));
-    let mut cmd = corpus::flang_with_cuda_on_path()?;
-    cmd.current_dir(work).args(["-O0", "-fopenmp", "--offload-arch=sm_90", "--offload-device-only", "-S", "-emit-llvm"]);
-    tools::run(cmd.arg(&src).arg("-o").arg(&ll))?;
+    device_ir(&src, &ll, "sm_90", work)?;
     let declared = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
     Ok(declared
         .lines()
