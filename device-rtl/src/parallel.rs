@@ -225,7 +225,8 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
 }
 
 /// The main thread's side of a generic-mode region; `false` when the team
-/// would be a single thread and the caller must run the region serialized.
+/// would be a single thread, or the workers cannot read the region's
+/// captured variables, and the caller must run the region serialized.
 /// Inlined, so clang's constant `nargs` folds the heap path of the sharing
 /// buffer away: reachable, its calls cost this function 52 registers, and
 /// with it every generic-mode kernel. clang's wrapper is a constant there
@@ -233,7 +234,8 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
 #[inline(always)]
 unsafe fn generic_region(num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
     let n = threads_for_region(num_threads, false);
-    if n <= 1 {
+    // SAFETY: forwarded from the caller.
+    if n <= 1 || (wrapper.is_null() && unsafe { block_is_main_thread_local(args, nargs) }) {
         return false;
     }
     let shared = memory::begin_sharing_variables(nargs as u64);
@@ -265,6 +267,23 @@ unsafe fn generic_region(num_threads: i32, outlined: *mut c_void, wrapper: *mut 
     });
     memory::end_sharing_variables_of(nargs as u64);
     true
+}
+
+/// Whether the captured variables of a region without a wrapper (the
+/// OpenMPIRBuilder's) are in the main thread's local memory: flang 22 at -O0
+/// builds the block with an `alloca` in the kernel, and a worker's load of
+/// that address reads its own local memory (on an H200 the region read a
+/// null pointer there and the kernel faulted). Only the main thread can read
+/// the block, and the size it would take to copy is not passed, so such a
+/// region runs serialized: a team of one, with the right values. Later flang
+/// puts the block in shared memory (llvm/llvm-project PR 161863).
+///
+/// # Safety
+/// `args` holds `nargs` pointers.
+#[inline(always)]
+unsafe fn block_is_main_thread_local(args: *mut *mut c_void, nargs: i64) -> bool {
+    // SAFETY: forwarded from the caller.
+    nargs == 1 && arch::is_thread_local_address(unsafe { *args }.cast())
 }
 
 /// The inline slots of a region without a wrapper that hold the region and

@@ -205,25 +205,45 @@ pub unsafe fn run(gtid: i32, task: *mut c_void) {
     }
 }
 
-/// `__kmpc_taskloop`: the whole loop as one task. Its normalised bounds
-/// `lb..=ub` are in the task already; an empty loop runs no iteration, and
-/// its task only ends (destructors, then freed), as the host runtime's. The task
-/// runs the last iteration, so its last-iteration flag is set for
-/// `lastprivate` (the host runtime's task-duplication callback sets it in
-/// each task it splits off; here no task is split off).
+/// `__kmpc_taskloop`: the whole loop as one task, over the bounds `lb..=ub`
+/// with step `st` that the compiler put in the task. An empty loop runs no
+/// iteration, and its task only ends (destructors, then freed), as the host
+/// runtime's.
+///
+/// clang puts normalised bounds (from 0, step 1) in its `kmp_task_t` and a
+/// last-iteration flag after them, which is set here since the one task runs
+/// the last iteration (the host runtime's task-duplication callback sets it
+/// in each task it splits off; here no task is split off). The
+/// OpenMPIRBuilder (flang) puts the loop's own bounds and step, signed, in
+/// the shared-variable block and has no such flag: its task tests for the
+/// last iteration itself. Writing the flag there overwrote the low half of
+/// the pointer after the step (on an H200, a misaligned atomic in flang's
+/// taskloop), and an unsigned test took `do i = -5, 5` for empty.
 ///
 /// # Safety
-/// As [`run`]; `lb` and `ub` point into `task`, where clang put them.
-pub unsafe fn taskloop(gtid: i32, task: *mut c_void, lb: *mut u64, ub: *mut u64) {
-    // SAFETY: clang's fields of the task.
+/// As [`run`]; `lb` and `ub` point into `task` or its shared-variable block.
+pub unsafe fn taskloop(gtid: i32, task: *mut c_void, lb: *mut u64, ub: *mut u64, st: i64) {
+    // SAFETY: the compiler's fields of the task.
     unsafe {
-        if *lb > *ub {
+        let shareds = (*task.cast::<KmpTask>()).shareds;
+        // `alloc` puts the shared-variable block after the whole task.
+        let in_shareds = !shareds.is_null() && lb.cast::<c_void>() >= shareds;
+        let empty = if in_shareds { loop_is_empty(*lb as i64, *ub as i64, st) } else { *lb > *ub };
+        if empty {
             begin(gtid, task);
             destroy_privates(task);
             end(task);
             return;
         }
-        lb.cast::<u8>().add(LITER_AFTER_LB).cast::<i32>().write(1);
+        if !in_shareds {
+            lb.cast::<u8>().add(LITER_AFTER_LB).cast::<i32>().write(1);
+        }
         run(gtid, task);
     }
+}
+
+/// Whether a loop from `lb` to `ub` by `st` (signed, as written) runs no
+/// iteration.
+fn loop_is_empty(lb: i64, ub: i64, st: i64) -> bool {
+    if st < 0 { lb < ub } else { lb > ub }
 }

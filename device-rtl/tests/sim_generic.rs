@@ -511,6 +511,43 @@ fn generic_regions_without_a_wrapper_run_on_the_whole_team() {
     }
 }
 
+/// A block shaped like the OpenMPIRBuilder's: one field, a pointer to the
+/// variable the region shares.
+extern "C-unwind" fn irbuilder_region_of_block(_g: *mut i32, _b: *mut i32, block: *mut c_void) {
+    let c = unsafe { &**(block as *const *const Ctx) };
+    c.log.lock().unwrap().push(row("block"));
+}
+
+/// flang 22 at -O0 builds a generic region's block on the main thread's
+/// stack, which on a GPU no worker can read: such a region runs as a team of
+/// one on the main thread, with the right variables. The same region with its
+/// block elsewhere (on the heap) runs on the whole team.
+#[test]
+fn a_generic_region_whose_block_is_on_the_main_threads_stack_runs_serialized() {
+    let env = Shared(kernel_env(ExecMode::GENERIC, 96));
+    let c = ctx();
+    sim::launch(1, 96, || unsafe {
+        if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+            return;
+        }
+        let none = std::ptr::null_mut();
+        let mut on_stack = [&c as *const Ctx];
+        let mut args = [on_stack.as_mut_ptr().cast::<c_void>()];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, irbuilder_region_of_block as *mut c_void, none, args.as_mut_ptr(), 1, 0);
+        assert_eq!(omp_get_level(), 0, "after the serialized region");
+        let mut on_heap = Box::new([&c as *const Ctx]);
+        let mut args = [on_heap.as_mut_ptr().cast::<c_void>()];
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, irbuilder_region_of_block as *mut c_void, none, args.as_mut_ptr(), 1, 0);
+        __kmpc_target_deinit();
+    });
+    let log = c.log.into_inner().unwrap();
+    assert_eq!(log.iter().filter(|r| **r == ("block", 0, 1, 1, 0, 0, 1)).count(), 1, "{log:?}");
+    let mut team: Vec<Row> = log.iter().filter(|r| r.2 == 64).cloned().collect();
+    team.sort();
+    assert_eq!(team, (0..64).map(|t| ("block", t, 64, 1, 1, t, 64)).collect::<Vec<Row>>());
+    assert_eq!(log.len(), 65);
+}
+
 /// More than one argument block without a wrapper is no OpenMPIRBuilder code:
 /// the runtime's wrapper calls only the arities that builder emits.
 #[test]

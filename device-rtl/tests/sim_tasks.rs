@@ -270,6 +270,62 @@ fn taskloop_runs_each_iteration_once_and_flags_the_last() {
     assert_eq!(DESTROYED.load(Ordering::SeqCst), 1, "the empty taskloop's destructors");
 }
 
+/// The OpenMPIRBuilder's (flang's) taskloop block of shared variables: the
+/// loop's own bounds and step, signed, then the shared variables.
+#[repr(C)]
+struct FlangLoopShareds {
+    lb: i64,
+    ub: i64,
+    step: i64,
+    sum: *const AtomicI32,
+}
+
+/// flang's taskloop entry: runs `lb..=ub` by `step` from the block, adding
+/// each iteration to `sum` and counting its runs in `FLANG_LOOP_RUNS`.
+static FLANG_LOOP_RUNS: AtomicU32 = AtomicU32::new(0);
+extern "C-unwind" fn flang_loop_body(_gtid: i32, task: *mut c_void) -> i32 {
+    unsafe {
+        let b = &*(*task.cast::<PlainTask>()).shareds.cast::<FlangLoopShareds>();
+        FLANG_LOOP_RUNS.fetch_add(1, Ordering::SeqCst);
+        let mut i = b.lb;
+        while (b.step > 0 && i <= b.ub) || (b.step < 0 && i >= b.ub) {
+            (*b.sum).fetch_add(i as i32, Ordering::SeqCst);
+            i += b.step;
+        }
+    }
+    0
+}
+
+/// flang passes `__kmpc_taskloop` bounds inside the block of shared
+/// variables, unnormalised, and keeps no last-iteration flag: the runtime
+/// must not write clang's flag there (it overwrote the low half of the
+/// pointer after the step), and must read the bounds as signed, in the
+/// direction of the step.
+#[test]
+fn taskloop_with_the_irbuilders_bounds_in_the_shared_block() {
+    let env = spmd(32);
+    sim::launch(1, 1, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        let live = sim::live_heap_blocks();
+        for (lb, ub, step, expected) in [(1, 10, 1, Some(55)), (-5, 5, 1, Some(0)), (10, -5, -3, Some(10 + 7 + 4 + 1 - 2 - 5)), (1, 0, 1, None), (0, 5, -1, None)] {
+            let sum = AtomicI32::new(0);
+            FLANG_LOOP_RUNS.store(0, Ordering::SeqCst);
+            let bytes = std::mem::size_of::<FlangLoopShareds>() as u64;
+            let task = __kmpc_omp_task_alloc(std::ptr::null(), 0, 1, 40, bytes, flang_loop_body as *mut c_void);
+            let b = (*task.cast::<PlainTask>()).shareds.cast::<FlangLoopShareds>();
+            b.write(FlangLoopShareds { lb, ub, step, sum: &sum });
+            __kmpc_taskloop(std::ptr::null(), 0, task, 1, &raw mut (*b).lb, &raw mut (*b).ub, step, 1, 0, 0, std::ptr::null_mut());
+            let runs = FLANG_LOOP_RUNS.load(Ordering::SeqCst);
+            match expected {
+                Some(total) => assert_eq!((runs, sum.load(Ordering::SeqCst)), (1, total), "loop {lb}..={ub} by {step}"),
+                None => assert_eq!(runs, 0, "the task of the empty loop {lb}..={ub} by {step} ran"),
+            }
+        }
+        assert_eq!(sim::live_heap_blocks(), live, "a taskloop's task was not given back");
+        __kmpc_target_deinit();
+    });
+}
+
 /// Tasks of a `taskgroup task_reduction` (and of a `taskloop reduction`)
 /// run one after another on the creating thread, so each updates the list
 /// item itself.

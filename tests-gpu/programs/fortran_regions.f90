@@ -2,6 +2,9 @@
 ! lowers them: at -O0 generic-mode kernels whose parallel regions come
 ! without a wrapper function (the OpenMPIRBuilder passes none), at -O2
 ! kernels openmp-opt turns into generic-SPMD ones. Integer results only.
+! At -O0 flang builds a region's captured variables on the main thread's
+! stack, which the workers cannot read: there the parallel regions run as
+! teams of one, which the first target reports (fortran_regions.O0.expected).
 program fortran_regions
   ! At -O0 flang declares every named constant of omp_lib and
   ! omp_lib_kinds in the device code: they come from libompdevice.a's

@@ -3,7 +3,9 @@
 ! __kmpc_*_static_loop_* call), atomic, single, masked, barrier, a parallel
 ! reduction inside a target region with lastprivate, collapse(2), explicit
 ! tasks, sections, do simd, taskgroup, taskloop and teams loop. Integer
-! results only. Not here: `ordered` (the static
+! results only. At -O0 the parallel regions inside `target` run as a team
+! of one (flang builds their captured variables on the main thread's stack;
+! fortran_sync.O0.expected). Not here: `ordered` (the static
 ! loop has no ordered schedule, so omprt traps in __kmpc_ordered) and
 ! `critical` (flang 22 names its lock `.gomp_critical_user_.var`, which
 ! ptxas rejects).
@@ -12,7 +14,7 @@ program fortran_sync
   implicit none
   integer, parameter :: n = 5000
   integer :: hits(n), i, j, twos, atom, singles, masked, lastv
-  integer :: psum, pmax, grid(40, 30), tsum, after_barrier(64)
+  integer :: psum, pmax, grid(40, 30), tsum, after_barrier(64), negs
 
   hits = 0
   !$omp target teams distribute parallel do schedule(dynamic, 3) map(tofrom: hits)
@@ -97,7 +99,9 @@ program fortran_sync
   grid = 0
   tsum = 0
   twos = 0
-  !$omp target map(tofrom: grid, tsum, twos)
+  negs = 0
+  lastv = 0
+  !$omp target map(tofrom: grid, tsum, twos, negs, lastv)
   !$omp parallel num_threads(32)
   !$omp sections
   !$omp section
@@ -123,6 +127,15 @@ program fortran_sync
     twos = twos + i
   end do
   !$omp end taskloop
+  ! bounds that are negative, a negative step and lastprivate (flang
+  ! passes the bounds as written, in the block of shared variables)
+  !$omp taskloop lastprivate(lastv)
+  do i = 10, -5, -3
+    !$omp atomic
+    negs = negs + i
+    lastv = i
+  end do
+  !$omp end taskloop
   !$omp end single
   !$omp end parallel
   !$omp end target
@@ -130,5 +143,5 @@ program fortran_sync
   do j = 2, 30
     grid(1, j) = j
   end do
-  print '(a, 3i8)', 'sections, taskgroup, taskloop:', sum(grid), tsum, twos
+  print '(a, 5i8)', 'sections, taskgroup, taskloops:', sum(grid), tsum, twos, negs, lastv
 end program

@@ -53,6 +53,8 @@ unsafe extern "C" {
     fn shfl_sync_idx_i32(mask: i32, value: i32, lane: i32, clamp: i32) -> i32;
     #[link_name = "llvm.nvvm.isspacep.shared"]
     fn isspacep_shared(p: *const u8) -> bool;
+    #[link_name = "llvm.nvvm.isspacep.local"]
+    fn isspacep_local(p: *const u8) -> bool;
     #[link_name = "llvm.nvvm.vote.ballot.sync"]
     fn vote_ballot_sync(mask: i32, pred: bool) -> i32;
     #[link_name = "llvm.nvvm.membar.cta"]
@@ -201,6 +203,15 @@ pub fn dynamic_shared_base() -> *mut u8 {
 pub fn is_shared_address(p: *const u8) -> bool {
     // SAFETY: reads no memory.
     unsafe { isspacep_shared(p) }
+}
+
+/// Whether `p` points into the calling thread's local memory (its stack),
+/// which no other thread can read: another thread's load of the same
+/// generic address reads its own local memory.
+#[inline(always)]
+pub fn is_thread_local_address(p: *const u8) -> bool {
+    // SAFETY: reads no memory.
+    unsafe { isspacep_local(p) }
 }
 
 /// States for the optimizer that the `u32` at `p` holds `v` here, as seen by

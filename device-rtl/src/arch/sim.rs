@@ -152,7 +152,13 @@ struct SimThread {
     nblocks: u32,
     block: Arc<Block>,
     grid: Arc<Grid>,
+    /// The top of the simulated thread's own stack: what lies below it, within
+    /// [`SIM_STACK_BYTES`], is the thread's local memory.
+    stack_top: usize,
 }
+
+/// The stack of each simulated thread.
+const SIM_STACK_BYTES: usize = 256 * 1024;
 
 thread_local! {
     static CURRENT: RefCell<Option<SimThread>> = const { RefCell::new(None) };
@@ -251,10 +257,13 @@ where
                     nblocks: num_blocks,
                     block: block.clone(),
                     grid: grid.clone(),
+                    stack_top: 0,
                 };
                 let handle = std::thread::Builder::new()
-                    .stack_size(256 * 1024)
+                    .stack_size(SIM_STACK_BYTES)
                     .spawn_scoped(s, move || {
+                        let top = 0u8;
+                        let me = SimThread { stack_top: std::ptr::addr_of!(top) as usize, ..me };
                         CURRENT.with(|c| *c.borrow_mut() = Some(me.clone()));
                         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
                         if result.is_err() {
@@ -603,6 +612,12 @@ pub fn is_shared_address(p: *const u8) -> bool {
         within(Arc::as_ptr(&t.block).cast(), size_of::<Block>())
             || within(t.block.dynamic.0.as_ptr().cast(), t.block.dynamic.0.len() * size_of::<u128>())
     })
+}
+
+/// A simulated thread's local memory is its own stack: other simulated
+/// threads could read it (they are host threads), a GPU's could not.
+pub fn is_thread_local_address(p: *const u8) -> bool {
+    with(|t| (t.stack_top.saturating_sub(SIM_STACK_BYTES)..=t.stack_top).contains(&(p as usize)))
 }
 
 /// Simulated lanes do not run in lockstep, so each caller adds on its own;

@@ -81,14 +81,14 @@ pub unsafe extern "C-unwind" fn __kmpc_taskloop(
     _if_val: i32,
     lb: *mut i64,
     ub: *mut i64,
-    _st: i64,
+    st: i64,
     _nogroup: i32,
     _sched: i32,
     _grainsize: i64,
     _task_dup: VoidPtr,
 ) {
-    // SAFETY: clang passes its task and the bounds inside it.
-    unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast()) }
+    // SAFETY: the compiler passes its task and the bounds inside it.
+    unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast(), st) }
 }
 
 /// `__kmpc_taskloop` with the `strict` modifier of `grainsize`/`num_tasks`.
@@ -100,7 +100,7 @@ pub unsafe extern "C-unwind" fn __kmpc_taskloop_5(
     _if_val: i32,
     lb: *mut i64,
     ub: *mut i64,
-    _st: i64,
+    st: i64,
     _nogroup: i32,
     _sched: i32,
     _grainsize: i64,
@@ -108,7 +108,7 @@ pub unsafe extern "C-unwind" fn __kmpc_taskloop_5(
     _task_dup: VoidPtr,
 ) {
     // SAFETY: as for `__kmpc_taskloop`.
-    unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast()) }
+    unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast(), st) }
 }
 
 /// `taskwait`: the thread's child tasks ran when they were created.
