@@ -8,6 +8,7 @@
 #             shared libraries it needs beyond glibc/libstdc++ (libLLVM.so.22.1 …)
 #   run.sh    runs every program with OMP_TARGET_OFFLOAD=MANDATORY on the GPU,
 #             compares with the expected output, writes a summary
+#   sanitize.sh  runs one build level's programs under compute-sanitizer memcheck
 # Usage: bash scripts/gpu-bundle.sh   (after scripts/test.sh or cargo xtask corpus)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,4 +39,5 @@ rm -rf "$bundle/lib"
 tar -C "$bundle" -cJf "$bundle/corpus.tar.xz" corpus
 rm -rf "$bundle/corpus"
 cp "$root/scripts/gpu-run.sh" "$bundle/run.sh"
+cp "$root/scripts/gpu-sanitize.sh" "$bundle/sanitize.sh"
 say "bundle ready: $(du -sh "$bundle" | cut -f1) in .gpu-bundle"
