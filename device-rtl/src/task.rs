@@ -15,6 +15,7 @@
 //! [`begin`] and [`end`], which for an `if(0)` task are two entry points.
 #![allow(unsafe_code)]
 
+use crate::workshare::iv::runs_no_iteration;
 use crate::{arch, mapping, memory, state};
 use core::ffi::c_void;
 use omprt_abi::task::{DESTRUCTORS_FLAG, KmpTask, LITER_AFTER_LB};
@@ -228,7 +229,7 @@ pub unsafe fn taskloop(gtid: i32, task: *mut c_void, lb: *mut u64, ub: *mut u64,
         let shareds = (*task.cast::<KmpTask>()).shareds;
         // `alloc` puts the shared-variable block after the whole task.
         let in_shareds = !shareds.is_null() && lb.cast::<c_void>() >= shareds;
-        let empty = if in_shareds { loop_is_empty(*lb as i64, *ub as i64, st) } else { *lb > *ub };
+        let empty = if in_shareds { runs_no_iteration(*lb as i64, *ub as i64, st < 0) } else { *lb > *ub };
         if empty {
             begin(gtid, task);
             destroy_privates(task);
@@ -240,10 +241,4 @@ pub unsafe fn taskloop(gtid: i32, task: *mut c_void, lb: *mut u64, ub: *mut u64,
         }
         run(gtid, task);
     }
-}
-
-/// Whether a loop from `lb` to `ub` by `st` (signed, as written) runs no
-/// iteration.
-fn loop_is_empty(lb: i64, ub: i64, st: i64) -> bool {
-    if st < 0 { lb < ub } else { lb > ub }
 }

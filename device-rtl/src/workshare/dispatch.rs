@@ -29,7 +29,7 @@
 //!   path.
 #![allow(unsafe_code)]
 
-use super::iv::{Count, Distance, LoopIv};
+use super::iv::{Count, Distance, LoopIv, runs_no_iteration};
 use super::static_sched::static_balanced;
 use crate::{arch, config, debug, mapping, state, sync};
 use core::cell::UnsafeCell;
@@ -60,13 +60,16 @@ impl Bounds {
     /// `None` for a zero stride, which has no trip count.
     pub fn new<T: LoopIv>(lb: T, ub: T, st: T::Signed) -> Option<Bounds> {
         let st = T::signed_i64(st);
-        let zero = T::Unsigned::ZERO;
-        let (empty, distance) = if st > 0 {
-            (lb > ub, if lb > ub { zero } else { T::distance(lb, ub) })
-        } else if st < 0 {
-            (lb < ub, if lb < ub { zero } else { T::distance(ub, lb) })
-        } else {
+        if st == 0 {
             return None;
+        }
+        let empty = runs_no_iteration(lb, ub, st < 0);
+        let distance = if empty {
+            T::Unsigned::ZERO
+        } else if st > 0 {
+            T::distance(lb, ub)
+        } else {
+            T::distance(ub, lb)
         };
         // |st| fits the loop's unsigned type (|i32::MIN| = 2^31).
         let last = distance.div_nonzero(T::Unsigned::from_u64(st.unsigned_abs()));

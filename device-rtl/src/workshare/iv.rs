@@ -99,6 +99,13 @@ macro_rules! distance {
 distance!(u32, core::num::NonZeroU32, crate::arch::wide_nonzero_divisor);
 distance!(u64, core::num::NonZeroU64, core::convert::identity);
 
+/// Whether a loop from `lb` to `ub` (both included), counting down when
+/// `descending`, runs no iteration.
+#[inline(always)]
+pub fn runs_no_iteration<T: Ord>(lb: T, ub: T, descending: bool) -> bool {
+    if descending { lb < ub } else { lb > ub }
+}
+
 /// `i32`, `u32`, `i64` or `u64`, with its signed (stride) and unsigned
 /// (distance) companions.
 pub trait LoopIv: Copy + Ord + core::fmt::Debug {
