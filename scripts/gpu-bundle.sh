@@ -9,6 +9,7 @@
 #   run.sh    runs every program with OMP_TARGET_OFFLOAD=MANDATORY on the GPU,
 #             compares with the expected output, writes a summary
 #   sanitize.sh  runs one build level's programs under compute-sanitizer memcheck
+#   unpack.sh the GPU test and unpacking both scripts source
 # Usage: bash scripts/gpu-bundle.sh   (after scripts/test.sh or cargo xtask corpus)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,4 +41,5 @@ tar -C "$bundle" -cJf "$bundle/corpus.tar.xz" corpus
 rm -rf "$bundle/corpus"
 cp "$root/scripts/gpu-run.sh" "$bundle/run.sh"
 cp "$root/scripts/gpu-sanitize.sh" "$bundle/sanitize.sh"
+cp "$root/scripts/gpu-unpack.sh" "$bundle/unpack.sh"
 say "bundle ready: $(du -sh "$bundle" | cut -f1) in .gpu-bundle"

@@ -5,21 +5,13 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here}
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+# gpu_missing, unpack_bundle: unpack.sh in the bundle, gpu-unpack.sh in scripts/
+if [ -f "$here/unpack.sh" ]; then . "$here/unpack.sh"; else . "$here/gpu-unpack.sh"; fi
+if gpu_missing; then
     echo "omprt: no NVIDIA GPU found: skipping the on-GPU corpus run"
     exit 0
 fi
-libs=$(mktemp -d)
-tar -C "$libs" -xJf "$here/libs.tar.xz"
-# The executables come packed (corpus.tar.xz); an unpacked corpus/ also works.
-corpus="$here/corpus"
-if [ -f "$here/corpus.tar.xz" ]; then
-    unpacked=$(mktemp -d)
-    tar -C "$unpacked" -xJf "$here/corpus.tar.xz"
-    corpus="$unpacked/corpus"
-fi
-export LD_LIBRARY_PATH="$libs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export OMP_TARGET_OFFLOAD=MANDATORY
+unpack_bundle
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
 summary="$out/gpu-summary.txt"
 {

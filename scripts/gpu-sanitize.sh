@@ -11,18 +11,18 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here}
 level=${1:-O2}
+# gpu_missing, unpack_bundle: unpack.sh in the bundle, gpu-unpack.sh in scripts/
+if [ -f "$here/unpack.sh" ]; then . "$here/unpack.sh"; else . "$here/gpu-unpack.sh"; fi
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1 || [ -z "$cs" ]; then
+if gpu_missing || [ -z "$cs" ]; then
     echo "omprt: no NVIDIA GPU or compute-sanitizer found: skipping memcheck"
     exit 0
 fi
-libs=$(mktemp -d); tar -C "$libs" -xJf "$here/libs.tar.xz"
-corpus=$(mktemp -d); tar -C "$corpus" -xJf "$here/corpus.tar.xz"
-export LD_LIBRARY_PATH="$libs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OMP_TARGET_OFFLOAD=MANDATORY
+unpack_bundle
 report="$out/gpu-memcheck-$level.txt"
 : >"$report"
 flagged=0
-for exe in "$corpus"/corpus/*."$level"; do
+for exe in "$corpus"/*."$level"; do
     log=$(timeout 120 "$cs" --tool memcheck --print-limit 3 "$exe" 2>&1); rc=$?
     lines=$(echo "$log" | grep -E '^========= (Invalid|Program hit|.*Access to|.*Malloc/Free)' | grep -v cuFuncGetParamInfo | head -6)
     echo "== $(basename "$exe") exit $rc, $(echo "$log" | grep -m1 -o 'ERROR SUMMARY: .*')" >>"$report"
