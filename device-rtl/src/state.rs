@@ -6,8 +6,11 @@
 //! Discipline for the team state: fields are written by one thread (the team's
 //! initial thread, or a region protocol's leader) and published to the others
 //! by a block barrier. That rule is what makes the plain loads and stores below
-//! race-free. The per-thread arrays, installed concurrently with a
-//! compare-and-swap, live apart from it ([`PerThreadArrayCell`]).
+//! race-free. One exception: at the end of an SPMD region every thread of the
+//! block clears the region's fields, with the same values, after a barrier,
+//! and reads them only after its own stores ([`clear_spmd_region_fields`]).
+//! The per-thread arrays, installed concurrently with a compare-and-swap,
+//! live apart from it ([`PerThreadArrayCell`]).
 #![allow(unsafe_code)]
 
 use crate::{arch, config, debug, mapping};
@@ -99,7 +102,8 @@ pub struct ThreadState {
 #[repr(C)]
 pub struct TeamSharedCell(UnsafeCell<TeamShared>);
 
-// SAFETY: accesses follow the single-writer-then-barrier discipline above.
+// SAFETY: accesses follow the discipline above (one writer, then a barrier;
+// or the same value from every thread, read after its own store).
 unsafe impl Sync for TeamSharedCell {}
 // SAFETY: the raw pointers inside are addresses shared by the whole team; the
 // host simulation moves a block's cell to the threads that simulate it.
@@ -156,6 +160,22 @@ pub fn team<R>(f: impl FnOnce(&TeamState) -> R) -> R {
 pub fn update_team(f: impl FnOnce(&mut TeamState)) {
     // SAFETY: single writer per the module discipline; the &mut lives only for `f`.
     unsafe { f(&mut *team_ptr()) }
+}
+
+/// Clears the fields an SPMD region set: no region, level 0. Every thread
+/// of the block calls this after the barrier that ends the region (every
+/// read of the region's values), and so sees the cleared fields without a
+/// barrier to publish them: identical stores need none.
+#[inline(always)]
+pub fn clear_spmd_region_fields() {
+    let t = team_ptr();
+    // SAFETY: places in the team state, formed without a reference; every
+    // thread stores the same value.
+    unsafe {
+        arch::store_same_in_every_thread(&raw mut (*t).parallel_team_size, 0);
+        arch::store_same_in_every_thread(&raw mut (*t).icvs.level, 0);
+        arch::store_same_in_every_thread(&raw mut (*t).icvs.active_level, 0);
+    }
 }
 
 /// Resets the team state at kernel start; called by the team's initial thread.

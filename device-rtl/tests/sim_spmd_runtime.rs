@@ -439,3 +439,55 @@ fn per_thread_arrays_are_freed_by_the_next_allocation() {
     assert!(message.contains("device heap exhausted"), "{message}");
     assert_eq!(sim::deferred_blocks(), 0);
 }
+
+/// What every thread of a full team must see inside an SPMD region.
+fn assert_in_full_region(n: i32) {
+    assert_eq!((omp_get_level(), omp_get_active_level(), omp_in_parallel(), omp_get_num_threads()), (1, 1, 1, n));
+}
+
+/// What every thread must see in an SPMD kernel's team code, between regions.
+fn assert_between_regions() {
+    assert_eq!((omp_get_level(), omp_get_active_level(), omp_in_parallel(), omp_get_num_threads(), omp_get_thread_num()), (0, 0, 0, 1, 0));
+}
+
+/// The region of [`back_to_back_spmd_regions_show_each_thread_its_level`];
+/// its argument, the round, picks the slow thread.
+extern "C-unwind" fn slow_thread_reads_its_region(_g: *mut i32, _b: *mut i32, round: *mut c_void) {
+    let n = omp_get_num_threads();
+    if omp_get_thread_num() == (round as usize * 7 % n as usize) as i32 {
+        // Read after the others have left for the region's end barrier.
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert_in_full_region(n);
+}
+
+/// Back-to-back SPMD regions with a slow thread on either side of each: the
+/// slow thread still sees the region inside it, after the others are done,
+/// and level 0 before it, while the others wait to enter. Run in both
+/// copies of the runtime, whose regions end differently: in the compile-time
+/// copy every thread clears the region's fields itself after the end
+/// barrier, in the LTO member thread 0 does and a second barrier publishes
+/// it. Cleared before the end barrier, or set without the entry's first
+/// barrier, the fields show the slow thread the wrong level.
+#[test]
+fn back_to_back_spmd_regions_show_each_thread_its_level() {
+    let env = spmd();
+    for lto_member in [false, true] {
+        sim::serve_out_of_line_callers(lto_member);
+        sim::launch(2, 64, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let tid = arch::thread_id_in_block() as usize;
+            for round in 0..6usize {
+                if tid == round * 13 % 64 {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                assert_between_regions();
+                let mut args = [std::ptr::without_provenance_mut::<c_void>(round)];
+                __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, slow_thread_reads_its_region as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
+                assert_between_regions();
+            }
+            __kmpc_target_deinit();
+        });
+    }
+    sim::serve_out_of_line_callers(false);
+}

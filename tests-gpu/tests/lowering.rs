@@ -518,6 +518,43 @@ fn programs_without_ordered_loops_fold_the_ordered_path() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// In clang's default compile no pass drops a redundant block barrier from a
+/// kernel (openmp-opt runs before the regions are inlined, and does not
+/// change clang's `weak_odr` kernels afterwards), so the runtime's own count
+/// is what the kernel executes. The benchmark's copy (`target teams
+/// distribute parallel for`) has one at its start and end and three per
+/// chunk of the team loop: two at the SPMD region's entry (the state thread 0
+/// writes is published) and one at its end, after which every thread clears
+/// the region's fields itself. Until 2026-11-26 thread 0 cleared them and a
+/// fourth barrier published that (6 in all).
+#[test]
+fn spmd_region_in_a_team_loop_costs_three_block_barriers() {
+    let dir = scratch_dir("spmd-barriers");
+    let (ptx, text) = device_ptx(&xtask::repo_root().join("tests-gpu/bench/stream.c"), &dir);
+    let copy = kernel_body(&text, &ptx, |name| name.contains("_copy_l"));
+    let barriers = copy.matches("bar.sync").count();
+    assert!(barriers <= 5, "{barriers} block barriers in copy: {}", ptx.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With `-foffload-lto` the SPMD region's end stays thread 0's, published by a
+/// barrier: openmp-opt follows a lone writer's stores across aligned
+/// barriers, and drops the barriers it then finds redundant. With every
+/// thread clearing the fields, as the compile-time copy does, schedules.c's
+/// `target parallel for schedule(dynamic)` kernels kept the path of a
+/// thread's own loop records: 520 -> 540 bytes of shared memory, 18 -> 22
+/// registers (LLVM 19: 1552 bytes, 28).
+#[test]
+fn lto_spmd_regions_end_with_one_writer() {
+    let (dir, _, costs) = lto_program_costs("schedules");
+    let dynamic: Vec<_> = costs.iter().filter(|(name, _)| name.contains("dynamic") && name.ends_with("_1")).collect();
+    assert_eq!(dynamic.len(), 5, "{costs:?}");
+    for (name, cost) in dynamic {
+        assert!(cost.smem_bytes <= 520, "{name}: {} bytes of shared memory", cost.smem_bytes);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A 32-bit dynamic or guided loop with constant stride and chunk takes 16
 /// bytes of the team's shared memory, as with LLVM 19's runtime: the counter,
 /// and the lower bound and last iteration in one word, the guided shift

@@ -38,12 +38,59 @@ pub fn api_checker() -> Result<impl Fn(&str) -> bool> {
 }
 
 pub fn build() -> Result<Artifacts> {
+    // Two copies, each compiled by rustc knowing which it is, so that the
+    // other's paths are gone before openmp-opt sees the code: the bitcode
+    // clang links at compile time, and the archive's LTO member
+    // (`config::serves_out_of_line_callers`). Decided later instead (a byte
+    // defined after rustc), the branches left for LLVM to fold still stood
+    // when openmp-opt ran, and it kept stores it would otherwise drop
+    // (parallel_for.c's kernels 4 bytes of shared memory more).
+    let (ir, report) = runtime_ir("target/device", &[])?;
+    let (lto_ir, _) = runtime_ir("target/device-lto", &["--features", "lto-member"])?;
+    let out = runtime_dir();
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let ll = out.join("libomptarget-nvptx.ll");
+    std::fs::write(&ll, ir_rewrite::for_compile_time_link(&ir)?).map_err(|e| format!("cannot write {}: {e}", ll.display()))?;
+    let bitcode = out.join("libomptarget-nvptx.bc");
+    tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&ll).arg("-o").arg(&bitcode))?;
+    // The archive serves only the stateless functions openmp-opt adds calls to
+    // after the bitcode link (see `corpus::STATELESS_RUNTIME_FUNCTIONS`; kept
+    // linked in the bitcode too, the archive is their fallback). With
+    // the whole runtime in it, nvlink counted the archive copy's shared
+    // statics against kernels that called one of them (a generic kernel went
+    // from 216 to 600 bytes of shared memory).
+    let stateless = out.join("libompdevice-stateless.bc");
+    extract_stateless("--recursive", &bitcode, &stateless)?;
+    // With `-foffload-lto` clang links no bitcode at compile time: the whole
+    // runtime comes from the archive, in a member of its own that leaves the
+    // stateless functions to the member above. Nothing else in it is called
+    // from a cubin of the default compile, so nvlink never takes it there.
+    let lto_ll = out.join("libompdevice-lto.ll");
+    std::fs::write(&lto_ll, ir_rewrite::for_lto(&lto_ir)).map_err(|e| format!("cannot write {}: {e}", lto_ll.display()))?;
+    let lto_whole = out.join("libompdevice-lto-whole.bc");
+    tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&lto_ll).arg("-o").arg(&lto_whole))?;
+    let lto = out.join("libompdevice-lto.bc");
+    extract_stateless("--delete", &lto_whole, &lto)?;
+    let _ = std::fs::remove_file(&lto_whole);
+    // flang's module constants, for Fortran programs built at -O0.
+    let fortran = fortran_modules::build(&out)?;
+    let archive = out.join("libompdevice.a");
+    let _ = std::fs::remove_file(&archive);
+    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless).arg(&lto).args(&fortran))?;
+    Ok(Artifacts { bitcode, archive, report, fortran })
+}
+
+/// rustc's bitcode of the runtime, built in `target_dir` (under the
+/// repository) with `cargo_args`, rewritten ([`ir_rewrite::rewrite`]) and
+/// checked against the runtime's memory and visibility rules.
+fn runtime_ir(target_dir: &str, cargo_args: &[&str]) -> Result<(String, ir_rewrite::RewriteReport)> {
     let root = repo_root();
-    let target_dir = root.join("target/device");
+    let target_dir = root.join(target_dir);
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo
         .current_dir(&root)
         .args(["rustc", "--quiet", "-p", "omprt-device-rtl", "--release", "-Zbuild-std=core"])
+        .args(cargo_args)
         .args(["--target", "nvptx64-nvidia-cuda", "--crate-type", "staticlib", "--target-dir"])
         .arg(&target_dir)
         .args(["--", "--emit=llvm-bc"])
@@ -68,37 +115,7 @@ pub fn build() -> Result<Artifacts> {
             list.join("\n")
         ));
     }
-    let out = runtime_dir();
-    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let ll = out.join("libomptarget-nvptx.ll");
-    std::fs::write(&ll, ir_rewrite::for_compile_time_link(&ir)?).map_err(|e| format!("cannot write {}: {e}", ll.display()))?;
-    let bitcode = out.join("libomptarget-nvptx.bc");
-    tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&ll).arg("-o").arg(&bitcode))?;
-    // The archive serves only the stateless functions openmp-opt adds calls to
-    // after the bitcode link (see `corpus::STATELESS_RUNTIME_FUNCTIONS`; kept
-    // linked in the bitcode too, the archive is their fallback). With
-    // the whole runtime in it, nvlink counted the archive copy's shared
-    // statics against kernels that called one of them (a generic kernel went
-    // from 216 to 600 bytes of shared memory).
-    let stateless = out.join("libompdevice-stateless.bc");
-    extract_stateless("--recursive", &bitcode, &stateless)?;
-    // With `-foffload-lto` clang links no bitcode at compile time: the whole
-    // runtime comes from the archive, in a member of its own that leaves the
-    // stateless functions to the member above. Nothing else in it is called
-    // from a cubin of the default compile, so nvlink never takes it there.
-    let lto_ll = out.join("libompdevice-lto.ll");
-    std::fs::write(&lto_ll, ir_rewrite::for_lto(&ir)).map_err(|e| format!("cannot write {}: {e}", lto_ll.display()))?;
-    let lto_whole = out.join("libompdevice-lto-whole.bc");
-    tools::run(Command::new(tools::llvm_tool("llvm-as")?).arg(&lto_ll).arg("-o").arg(&lto_whole))?;
-    let lto = out.join("libompdevice-lto.bc");
-    extract_stateless("--delete", &lto_whole, &lto)?;
-    let _ = std::fs::remove_file(&lto_whole);
-    // flang's module constants, for Fortran programs built at -O0.
-    let fortran = fortran_modules::build(&out)?;
-    let archive = out.join("libompdevice.a");
-    let _ = std::fs::remove_file(&archive);
-    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless).arg(&lto).args(&fortran))?;
-    Ok(Artifacts { bitcode, archive, report, fortran })
+    Ok((ir, report))
 }
 
 /// `llvm-extract <mode>` of the stateless runtime functions

@@ -13,8 +13,7 @@
 //!   array aligned to 16: CUDA's `extern __shared__`, the launch's dynamic
 //!   shared memory;
 //! * the `__omp_rtl_*` configuration globals get `weak hidden constant i32 0`
-//!   definitions, which clang's `weak_odr` constants override, and
-//!   [`LTO_MEMBER_FLAG`] an internal constant (1 only in the LTO member);
+//!   definitions, which clang's `weak_odr` constants override;
 //! * functions carry no target-cpu/features, so one file serves sm_70…sm_120;
 //! * functions in section `.omprt.always_inline_later` trade `noinline` for
 //!   `alwaysinline`: rustc keeps them apart, openmp-opt sees the calls, then
@@ -75,11 +74,6 @@ pub const KEEP_LINKED: &[&str] = crate::corpus::STATELESS_RUNTIME_FUNCTIONS;
 /// (`arch::nvptx::dynamic_shared_base`).
 pub const DYNAMIC_SHARED: &str = "__omprt_dynamic_shared";
 
-/// The byte `config::serves_out_of_line_callers` reads: defined here as an
-/// internal constant 0, and 1 by [`for_lto`], so that loads of it fold in
-/// either copy of the runtime.
-pub const LTO_MEMBER_FLAG: &str = "__omprt_lto_member";
-
 /// What the rewrite did, for the build log and the tests.
 #[derive(Debug, Default)]
 pub struct RewriteReport {
@@ -125,13 +119,6 @@ pub fn rewrite(ir: &str, config_globals: &[&str], keep: &[&str]) -> Result<(Stri
                 }
                 lines.push(format!("@{name} = external addrspace(3) global [0 x i8], align 16"));
                 moved.push((name, 3));
-                continue;
-            }
-            if name == LTO_MEMBER_FLAG {
-                if !(line.starts_with(&format!("@{name} = external ")) && line.contains(" global i8")) {
-                    return Err(format!("{name}: expected a declaration of a byte: {line}"));
-                }
-                lines.push(format!("@{name} = internal constant i8 0, align 1"));
                 continue;
             }
             if config_globals.contains(&name.as_str()) && line.contains("= external ") {
@@ -603,11 +590,9 @@ pub fn for_compile_time_link(ir: &str) -> Result<String> {
 /// Its calls through pointers to clang's functions become plain calls
 /// ([`calls_for_invokes`]).
 pub fn for_lto(ir: &str) -> String {
-    let compile_time_flag = format!("@{LTO_MEMBER_FLAG} = internal constant i8 0, align 1");
     let hidden: Vec<String> = ir
         .lines()
         .map(|line| match line.strip_prefix("define ") {
-            None if line == compile_time_flag => format!("@{LTO_MEMBER_FLAG} = internal constant i8 1, align 1"),
             Some(rest) if !matches!(linkage_of(&rest[..rest.find('@').unwrap_or(0)].split_whitespace().collect::<Vec<_>>()), "private" | "internal") => {
                 format!("define hidden {}", rest.replace(" readnone", ""))
             }
@@ -789,16 +774,6 @@ attributes #0 = { convergent nounwind "target-cpu"="sm_70" "target-features"="+p
         assert!(ir.contains("@__omp_rtl_assume_no_thread_state = weak hidden constant i32 0"));
         assert!(!ir.contains("target-cpu") && !ir.contains("target-features"));
         assert_eq!(report.shared, vec![("_RNv4TEAM".to_string(), Some(56))]);
-    }
-
-    #[test]
-    fn the_lto_member_flag_is_0_at_compile_time_and_1_in_the_lto_member() {
-        let ir = "@__omprt_lto_member = external local_unnamed_addr global i8\n\
-                  define i8 @f() {\n  %v = load i8, ptr @__omprt_lto_member, align 1\n  ret i8 %v\n}\n";
-        let (out, _) = rewrite(ir, &[], &[]).unwrap();
-        assert!(out.contains("@__omprt_lto_member = internal constant i8 0, align 1"), "{out}");
-        assert!(for_lto(&out).contains("@__omprt_lto_member = internal constant i8 1, align 1"));
-        assert!(rewrite("@__omprt_lto_member = external global i32\n", &[], &[]).is_err(), "not a byte");
     }
 
     #[test]

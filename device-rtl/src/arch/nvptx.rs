@@ -214,6 +214,19 @@ pub fn is_thread_local_address(p: *const u8) -> bool {
     unsafe { isspacep_local(p) }
 }
 
+/// A store of `v` that every thread of the block makes, to a shared word
+/// that no thread reads before its own store. A plain store: racing stores
+/// of one value leave that value, and LLVM still drops a plain store that
+/// nothing reads (the SPMD region fields, in most loops).
+///
+/// # Safety
+/// `p` is valid for writes; every thread stores the same `v`.
+#[inline(always)]
+pub unsafe fn store_same_in_every_thread(p: *mut u32, v: u32) {
+    // SAFETY: forwarded from the caller.
+    unsafe { p.write(v) }
+}
+
 /// States for the optimizer that the `u32` at `p` holds `v` here, as seen by
 /// every thread reaching this point. openmp-opt uses such facts about shared
 /// memory that a single thread wrote (upstream states them with assertions).
@@ -505,17 +518,11 @@ pub fn ordered_loops_seen() -> &'static core::sync::atomic::AtomicBool {
     &ORDERED_LOOPS_SEEN
 }
 
-unsafe extern "C" {
-    /// Defined by the bitcode build: 0 in the bitcode clang links at compile
-    /// time, 1 in the archive's LTO member (xtask's `ir_rewrite::LTO_MEMBER_FLAG`).
-    static __omprt_lto_member: u8;
-}
-
-/// Whether this copy is the archive's LTO member (`config::serves_out_of_line_callers`).
+/// Whether this copy is the archive's LTO member (`config::serves_out_of_line_callers`):
+/// the bitcode build compiles the runtime twice, once with the feature.
 #[inline(always)]
 pub fn serves_out_of_line_callers() -> bool {
-    // SAFETY: a constant the bitcode build defines.
-    unsafe { __omprt_lto_member != 0 }
+    cfg!(feature = "lto-member")
 }
 
 /// Called once per thread when it leaves the kernel; nothing to do on a GPU.

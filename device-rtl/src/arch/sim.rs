@@ -363,6 +363,14 @@ pub fn sync_threads_aligned() {
 pub fn sync_threads_or(_id: u32, pred: bool) -> bool {
     with(|t| t.block.or_barrier.wait_or(&t.grid.poisoned, pred))
 }
+/// The GPU's racing plain stores of one value, as relaxed atomic stores.
+///
+/// # Safety
+/// `p` is valid for writes and 4-aligned; every thread stores the same `v`.
+pub unsafe fn store_same_in_every_thread(p: *mut u32, v: u32) {
+    // SAFETY: forwarded from the caller.
+    unsafe { std::sync::atomic::AtomicU32::from_ptr(p) }.store(v, Ordering::Relaxed);
+}
 /// Checks what the GPU build states to the optimizer (see nvptx's).
 ///
 /// # Safety
