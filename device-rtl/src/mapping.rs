@@ -89,9 +89,10 @@ pub fn max_team_threads() -> u32 {
     max_team_threads_in(is_spmd_mode())
 }
 
-/// `max_team_threads` where the caller knows the mode: the region entry and
-/// the generic-mode workers do, and in a file whose kernels have different
-/// modes the mode read from the team state does not fold.
+/// `max_team_threads` where the caller knows the mode: the generic-mode
+/// workers do, and in a file whose kernels have different modes the mode
+/// read from the team state does not fold. (A region's entry uses
+/// [`max_team_threads_at_entry`].)
 ///
 /// The generic-mode size reads the block size anew (`asm`): a region's
 /// barriers, thread counts and reduction ask for it, and LLVM otherwise
@@ -104,6 +105,16 @@ pub fn max_team_threads() -> u32 {
 #[inline(always)]
 pub fn max_team_threads_in(spmd: bool) -> u32 {
     if spmd { num_threads_in_block() } else { arch::num_threads_in_block_reread().saturating_sub(WARP_SIZE) }
+}
+
+/// [`max_team_threads_in`] as a region's entry computes the team: from a
+/// plain read of the block size, which LLVM computes once before a loop of
+/// generic-mode regions. Every worker waits at the entry's barrier while the
+/// main thread computes it, and read anew it cost the main thread 12
+/// instructions per region (generic.c's team loops, -O2 PTX).
+#[inline(always)]
+pub fn max_team_threads_at_entry(spmd: bool) -> u32 {
+    if spmd { num_threads_in_block() } else { num_threads_in_block().saturating_sub(WARP_SIZE) }
 }
 
 /// Size of the current active team.

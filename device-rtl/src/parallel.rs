@@ -21,7 +21,7 @@ use core::ffi::c_void;
 /// in a kernel of the given mode.
 pub fn threads_for_region(requested: i32, spmd: bool) -> u32 {
     let icv = if requested != -1 { requested } else { state::icvs().nthreads as i32 };
-    let max = mapping::max_team_threads_in(spmd);
+    let max = mapping::max_team_threads_at_entry(spmd);
     let n = if icv > 0 && (icv as u32) < max { icv as u32 } else { max };
     if spmd {
         n
@@ -264,7 +264,7 @@ unsafe fn generic_region(num_threads: i32, outlined: *mut c_void, wrapper: *mut 
     } else {
         wrapper
     };
-    let all = n == mapping::max_team_threads_in(false);
+    let all = n == mapping::max_team_threads_at_entry(false);
     state::update_team(|t| {
         t.parallel_team_size = if all { 0 } else { n };
         t.parallel_region_fn = work;

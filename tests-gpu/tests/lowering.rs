@@ -537,6 +537,21 @@ fn spmd_region_in_a_team_loop_costs_three_block_barriers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A generic-mode region's entry sizes the team from a plain read of the
+/// block size, which LLVM computes once before a team's loop of regions
+/// (generic.c): the main thread's path to the entry barrier, which every
+/// worker waits for, reads no `%ntid.x`. With the `asm` re-read there, the
+/// kernel read it 7 times, 2 of them in that path (2026-11-26).
+#[test]
+fn generic_region_entry_sizes_the_team_outside_the_loop() {
+    let dir = scratch_dir("generic-entry");
+    let (ptx, text) = device_ptx(&xtask::repo_root().join("tests-gpu/bench/generic.c"), &dir);
+    let kernel = kernel_body(&text, &ptx, |name| name.contains("generic_scale_few"));
+    let reads = kernel.matches("%ntid.x").count();
+    assert!(reads <= 5, "{reads} reads of %ntid.x in generic_scale_few: {}", ptx.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// With `-foffload-lto` the SPMD region's end stays thread 0's, published by a
 /// barrier: openmp-opt follows a lone writer's stores across aligned
 /// barriers, and drops the barriers it then finds redundant. With every
