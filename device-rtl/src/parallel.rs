@@ -222,11 +222,7 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
         // parallel for schedule(dynamic)` kernels kept the path of a thread's
         // own loop records: 18 -> 22 registers, 20 bytes more shared memory).
         if tid == 0 {
-            state::update_team(|t| {
-                t.parallel_team_size = 0;
-                t.icvs.level = 0;
-                t.icvs.active_level = 0;
-            });
+            state::clear_spmd_region_fields();
         }
         arch::sync_threads_aligned();
     } else {

@@ -162,15 +162,16 @@ pub fn update_team(f: impl FnOnce(&mut TeamState)) {
     unsafe { f(&mut *team_ptr()) }
 }
 
-/// Clears the fields an SPMD region set: no region, level 0. Every thread
-/// of the block calls this after the barrier that ends the region (every
-/// read of the region's values), and so sees the cleared fields without a
-/// barrier to publish them: identical stores need none.
+/// Clears the fields an SPMD region set: no region, level 0. Called after
+/// the barrier that ends the region (every read of the region's values),
+/// either by every thread of the block, which then sees the cleared fields
+/// without a barrier to publish them (identical stores need none), or by
+/// thread 0 alone, followed by such a barrier.
 #[inline(always)]
 pub fn clear_spmd_region_fields() {
     let t = team_ptr();
     // SAFETY: places in the team state, formed without a reference; every
-    // thread stores the same value.
+    // thread that stores stores the same value.
     unsafe {
         arch::store_same_in_every_thread(&raw mut (*t).parallel_team_size, 0);
         arch::store_same_in_every_thread(&raw mut (*t).icvs.level, 0);

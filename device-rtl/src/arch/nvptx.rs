@@ -214,13 +214,14 @@ pub fn is_thread_local_address(p: *const u8) -> bool {
     unsafe { isspacep_local(p) }
 }
 
-/// A store of `v` that every thread of the block makes, to a shared word
-/// that no thread reads before its own store. A plain store: racing stores
+/// A store of `v` that every thread of the block may make, to a shared word
+/// that no thread reads before its own store (or a barrier after one
+/// thread's). A plain store: racing stores
 /// of one value leave that value, and LLVM still drops a plain store that
 /// nothing reads (the SPMD region fields, in most loops).
 ///
 /// # Safety
-/// `p` is valid for writes; every thread stores the same `v`.
+/// `p` is valid for writes; every thread that stores stores the same `v`.
 #[inline(always)]
 pub unsafe fn store_same_in_every_thread(p: *mut u32, v: u32) {
     // SAFETY: forwarded from the caller.

@@ -366,7 +366,8 @@ pub fn sync_threads_or(_id: u32, pred: bool) -> bool {
 /// The GPU's racing plain stores of one value, as relaxed atomic stores.
 ///
 /// # Safety
-/// `p` is valid for writes and 4-aligned; every thread stores the same `v`.
+/// `p` is valid for writes and 4-aligned; every thread that stores stores
+/// the same `v`.
 pub unsafe fn store_same_in_every_thread(p: *mut u32, v: u32) {
     // SAFETY: forwarded from the caller.
     unsafe { std::sync::atomic::AtomicU32::from_ptr(p) }.store(v, Ordering::Relaxed);
