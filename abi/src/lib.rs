@@ -8,6 +8,7 @@
 //! append-only: changing it breaks every compiled OpenMP program.
 #![no_std]
 
+pub mod alloc;
 pub mod environment;
 pub mod exec_mode;
 pub mod host;

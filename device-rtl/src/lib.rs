@@ -39,6 +39,7 @@ macro_rules! out_of_line_at_o0 {
     };
 }
 
+pub mod allocator;
 pub mod arch;
 pub mod config;
 pub mod debug;

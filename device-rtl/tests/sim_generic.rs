@@ -377,53 +377,6 @@ fn single_master_and_error_directive() {
     assert_eq!(msg, "omprt: error directive: stop here");
 }
 
-#[test]
-fn omp_alloc_respects_allocators_and_alignment() {
-    let env = Shared(kernel_env(ExecMode::SPMD, 32));
-    sim::launch(1, 1, || unsafe {
-        __kmpc_target_init(env.get(), no_launch_env());
-        let p = omp_alloc(100, 1);
-        assert!(!p.is_null() && (p as usize).is_multiple_of(16));
-        let q = omp_aligned_alloc(256, 10, 1);
-        assert!(!q.is_null() && (q as usize).is_multiple_of(256));
-        assert!(omp_alloc(8, 7).is_null(), "omp_pteam_mem_alloc has no heap memory");
-        assert!(!omp_alloc(8, 0).is_null(), "the null allocator is the default one");
-        assert!(omp_alloc(u64::MAX - 8, 1).is_null(), "a size past the heap block's range");
-        omp_free(p, 1);
-        omp_free(q, 1);
-        omp_free(std::ptr::null_mut(), 1);
-    });
-}
-
-#[test]
-fn omp_calloc_zeroes_and_omp_realloc_keeps_the_first_bytes() {
-    let env = Shared(kernel_env(ExecMode::SPMD, 32));
-    sim::launch(1, 1, || unsafe {
-        __kmpc_target_init(env.get(), no_launch_env());
-        let c = omp_calloc(10, 12, 1).cast::<u8>();
-        assert!(!c.is_null() && std::slice::from_raw_parts(c, 120).iter().all(|&b| b == 0));
-        assert!(omp_calloc(u64::MAX / 2, 3, 1).is_null(), "count * size overflows");
-        let a = omp_aligned_calloc(128, 3, 5, 1);
-        assert!(!a.is_null() && (a as usize).is_multiple_of(128));
-        for i in 0..120 {
-            *c.add(i) = i as u8;
-        }
-        // Larger (the null allocator: the one `c` came from), then smaller.
-        let g = omp_realloc(c.cast(), 300, 0, 1).cast::<u8>();
-        assert!(!g.is_null() && (0..120).all(|i| *g.add(i) == i as u8));
-        let s = omp_realloc(g.cast(), 7, 1, 1).cast::<u8>();
-        assert!(!s.is_null() && (0..7).all(|i| *s.add(i) == i as u8));
-        // No new block: NULL, and the old one stays.
-        assert!(omp_realloc(s.cast(), 8, 7, 1).is_null());
-        assert_eq!(*s.add(6), 6);
-        assert!(omp_realloc(s.cast(), 0, 1, 1).is_null(), "size 0 frees");
-        let n = omp_realloc(std::ptr::null_mut(), 16, 1, 1);
-        assert!(!n.is_null());
-        omp_free(n, 1);
-        omp_free(a, 1);
-    });
-}
-
 extern "C-unwind" fn record_row(_g: *mut i32, _b: *mut i32, c: *mut c_void) {
     let c = unsafe { &*(c as *const Ctx) };
     c.log.lock().unwrap().push(row("serialized"));

@@ -592,8 +592,6 @@ pub const HOST_ONLY_API: &[(&str, &str)] = &[
     ("omp_get_device_from_uid", "device uids are the host runtime's"),
     ("omp_get_uid_from_device", "device uids are the host runtime's"),
     ("ompc_", "libomp's variants of the affinity-format routines for Fortran's strings"),
-    ("omp_init_allocator", "allocators with traits: only the predefined ones exist on the device"),
-    ("omp_destroy_allocator", "allocators with traits: only the predefined ones exist on the device"),
 ];
 
 /// Why the `omp.h` routine `name` is host-only, if it is.

@@ -2,7 +2,8 @@
 //! issues implement (#3 execution model, #4 loops and reductions).
 
 use super::*;
-use crate::{memory, reduction};
+use crate::{allocator, memory, reduction};
+use omprt_abi::alloc::AllocTrait;
 use omprt_abi::reduction::{InterWarpCopyFn, ListGlobalFn, ShuffleReduceFn};
 
 // rustc warns that `inline` is ignored on an exported function, yet emits
@@ -72,67 +73,26 @@ pub extern "C-unwind" fn __kmpc_free_shared(ptr: VoidPtr, bytes: u64) {
     memory::free_shared(ptr, bytes)
 }
 
-// omp_alloc & co. Predefined allocators 1..=5 (default, large_cap, const,
-// high_bw, low_lat) come from the device heap, and so does the null
-// allocator, which stands for the def-allocator-var ICV, on the device always
-// the default allocator (`omp_get_default_allocator`); the team/thread-local
-// ones (cgroup, pteam, thread) get NULL, which the spec allows for an
-// allocator that cannot satisfy a request.
-fn heap_backed(allocator: u64) -> bool {
-    (0..=5).contains(&allocator)
-}
-
-/// Every block keeps, just below itself, the heap pointer it came from (so
-/// `omp_free` serves every allocation function) and its size (for
-/// `omp_realloc`).
-const BLOCK_HEADER: usize = 16;
-
-/// Where the block starting at `start` keeps its heap pointer.
-fn heap_pointer_slot(start: usize) -> *mut usize {
-    (start - 8) as *mut usize
-}
-
-/// Where the block starting at `start` keeps its size.
-fn size_slot(start: usize) -> *mut u64 {
-    (start - 16) as *mut u64
+// omp_alloc & co.: `allocator` says which allocators have memory here.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_alloc(bytes: u64, handle: u64) -> VoidPtr {
+    allocator::alloc(16, bytes, handle)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C-unwind" fn omp_alloc(bytes: u64, allocator: u64) -> VoidPtr {
-    omp_aligned_alloc(16, bytes, allocator)
-}
-
-/// NULL also for a size the heap block cannot hold with its header and
-/// alignment (a wrapped sum would have been a short block).
-#[unsafe(no_mangle)]
-pub extern "C-unwind" fn omp_aligned_alloc(align: u64, bytes: u64, allocator: u64) -> VoidPtr {
-    if !heap_backed(allocator) || !align.is_power_of_two() {
-        return core::ptr::null_mut();
-    }
-    let align = align.max(16);
-    let Some(total) = bytes.checked_add(align + BLOCK_HEADER as u64) else { return core::ptr::null_mut() };
-    let raw = crate::arch::malloc(total);
-    if raw.is_null() {
-        return core::ptr::null_mut();
-    }
-    let start = (raw as usize + BLOCK_HEADER).div_ceil(align as usize) * align as usize;
-    // SAFETY: `raw <= start - 16` and `start + bytes` is inside the block.
-    unsafe {
-        heap_pointer_slot(start).write(raw as usize);
-        size_slot(start).write(bytes);
-    }
-    start as VoidPtr
+pub extern "C-unwind" fn omp_aligned_alloc(align: u64, bytes: u64, handle: u64) -> VoidPtr {
+    allocator::alloc(align, bytes, handle)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C-unwind" fn omp_calloc(count: u64, size: u64, allocator: u64) -> VoidPtr {
-    omp_aligned_calloc(16, count, size, allocator)
+pub extern "C-unwind" fn omp_calloc(count: u64, size: u64, handle: u64) -> VoidPtr {
+    omp_aligned_calloc(16, count, size, handle)
 }
 
 #[unsafe(no_mangle)]
-pub extern "C-unwind" fn omp_aligned_calloc(align: u64, count: u64, size: u64, allocator: u64) -> VoidPtr {
+pub extern "C-unwind" fn omp_aligned_calloc(align: u64, count: u64, size: u64, handle: u64) -> VoidPtr {
     let Some(bytes) = count.checked_mul(size) else { return core::ptr::null_mut() };
-    let p = omp_aligned_alloc(align, bytes, allocator);
+    let p = allocator::alloc(align, bytes, handle);
     if !p.is_null() {
         // SAFETY: a fresh block of `bytes` bytes.
         unsafe { core::ptr::write_bytes(p.cast::<u8>(), 0, bytes as usize) };
@@ -140,44 +100,49 @@ pub extern "C-unwind" fn omp_aligned_calloc(align: u64, count: u64, size: u64, a
     p
 }
 
-/// The block `ptr` reallocated to `bytes` with `allocator` (the null
-/// allocator: `free_allocator`, which allocated `ptr`); its first bytes kept.
+/// The block `ptr` reallocated to `bytes` with `handle` (the null
+/// allocator: `free_handle`, which allocated `ptr`); its first bytes kept.
 /// NULL `ptr`: an allocation; zero `bytes`: a free (NULL back). If the new
 /// block cannot be had, NULL, and `ptr` stays as it was.
 #[unsafe(no_mangle)]
-pub extern "C-unwind" fn omp_realloc(ptr: VoidPtr, bytes: u64, allocator: u64, free_allocator: u64) -> VoidPtr {
-    let allocator = if allocator == 0 { free_allocator } else { allocator };
+pub extern "C-unwind" fn omp_realloc(ptr: VoidPtr, bytes: u64, handle: u64, free_handle: u64) -> VoidPtr {
+    let handle = if handle == 0 { free_handle } else { handle };
     if ptr.is_null() {
-        return omp_alloc(bytes, allocator);
+        return allocator::alloc(16, bytes, handle);
     }
     if bytes == 0 {
-        omp_free(ptr, free_allocator);
+        allocator::free(ptr);
         return core::ptr::null_mut();
     }
-    let fresh = omp_alloc(bytes, allocator);
+    let fresh = allocator::alloc(16, bytes, handle);
     if fresh.is_null() {
         return fresh;
     }
-    // SAFETY: `ptr` came from these functions, which wrote its size below it;
-    // `fresh` is a new block of `bytes`.
+    // SAFETY: `ptr` came from these functions and is live; `fresh` is a new
+    // block of `bytes`.
     unsafe {
-        let old = size_slot(ptr as usize).read();
+        let old = allocator::size_of_block(ptr);
         core::ptr::copy_nonoverlapping(ptr.cast::<u8>(), fresh.cast::<u8>(), old.min(bytes) as usize);
     }
-    omp_free(ptr, free_allocator);
+    allocator::free(ptr);
     fresh
 }
 
 #[unsafe(no_mangle)]
-pub extern "C-unwind" fn omp_free(ptr: VoidPtr, _allocator: u64) {
-    if ptr.is_null() {
-        return;
-    }
-    // SAFETY: `ptr` came from these functions, which stored the heap pointer
-    // just below it.
-    let raw = unsafe { heap_pointer_slot(ptr as usize).read() };
-    // SAFETY: that heap pointer, given up by the caller with `ptr`.
-    unsafe { crate::arch::free(raw as *mut u8) }
+pub extern "C-unwind" fn omp_free(ptr: VoidPtr, _handle: u64) {
+    allocator::free(ptr)
+}
+
+/// Under `requires dynamic_allocators` a target region may make allocators.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn omp_init_allocator(space: u64, ntraits: i32, traits: *const AllocTrait) -> u64 {
+    // SAFETY: the caller's array of `ntraits` traits.
+    unsafe { allocator::init(space, ntraits, traits) }
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_destroy_allocator(handle: u64) {
+    allocator::destroy(handle)
 }
 
 not_yet! {
