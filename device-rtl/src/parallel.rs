@@ -59,7 +59,7 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
     let run_alone = must_serialize(if_expr)
         || if in_spmd_kernel(wrapper, nargs) {
             // SAFETY: forwarded from the caller.
-            unsafe { spmd_region(if_expr, num_threads, outlined, args, nargs) };
+            unsafe { spmd_region(if_expr, num_threads, outlined, args, nargs, wrapper.is_null() && arch::is_compile_time_constant(nargs)) };
             false
         } else {
             // SAFETY: forwarded from the caller.
@@ -148,11 +148,15 @@ fn exit_serialized(on_team_state: bool) {
     }
 }
 
+/// `clangs_spmd_call`: the call is clang's, inlined into a kernel clang
+/// emitted in SPMD mode (no wrapper, a constant argument count; see
+/// [`in_spmd_kernel`]).
+///
 /// Inlined on purpose: with the LTO-member test below in it, rustc kept it
 /// out of line, and every -O2 kernel with a region then called the outlined
 /// function through all arities (ordered.c 26 -> 85 registers).
 #[inline(always)]
-unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
+unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, args: *mut *mut c_void, nargs: i64, clangs_spmd_call: bool) {
     let tid = mapping::thread_id_in_block();
     // Every thread computes the same team: the code before an SPMD region
     // runs alike in every thread, so each sees the same ICVs and block. Each
@@ -161,21 +165,32 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
         let n = if if_expr == 0 { 1 } else { threads_for_region(num_threads, true) };
         (n, if n == mapping::num_threads_in_block() { 0 } else { n })
     };
-    // Nobody may still read the previous state when thread 0 changes it.
+    // Nobody may still read the previous state when it changes.
     arch::sync_threads_aligned();
-    if tid == 0 {
+    if !config::serves_out_of_line_callers() && clangs_spmd_call {
+        // In clang's compile-time copy no pass drops a barrier (see the
+        // region's end): every thread sets the fields itself, and no second
+        // barrier has to publish thread 0's stores. Only in clang's SPMD
+        // kernels: in one openmp-opt made SPMD (dyn_shared.c l30), whose
+        // barriers read the mode at run time, the stores cost 1-2 registers
+        // over LLVM 19's 24.
         let (n, size) = team();
-        state::update_team(|t| {
-            t.parallel_team_size = size;
-            t.icvs.level = 1;
-            t.icvs.active_level = u32::from(n > 1);
-        });
+        state::set_spmd_region_fields(size, n > 1);
+    } else {
+        if tid == 0 {
+            let (n, size) = team();
+            state::update_team(|t| {
+                t.parallel_team_size = size;
+                t.icvs.level = 1;
+                t.icvs.active_level = u32::from(n > 1);
+            });
+        }
+        arch::sync_threads_aligned();
     }
-    arch::sync_threads_aligned();
     let (_, size) = team();
     // Stated for the optimizer, so the region's ICV queries fold to constants.
-    // SAFETY: thread 0 stored them before the barrier and nobody changes them
-    // until the barrier after the region.
+    // SAFETY: this thread stored them above, or thread 0 did before the
+    // barrier; nobody changes them until the barrier after the region.
     unsafe {
         state::assume_team_level_one();
         state::assume_team_size(size);

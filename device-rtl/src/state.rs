@@ -6,9 +6,11 @@
 //! Discipline for the team state: fields are written by one thread (the team's
 //! initial thread, or a region protocol's leader) and published to the others
 //! by a block barrier. That rule is what makes the plain loads and stores below
-//! race-free. One exception: at the end of an SPMD region every thread of the
-//! block clears the region's fields, with the same values, after a barrier,
-//! and reads them only after its own stores ([`clear_spmd_region_fields`]).
+//! race-free. One exception: at the end of an SPMD region, and at the start
+//! of one in clang's SPMD kernels, every thread of the block stores the
+//! region's fields, with the same values, after a barrier, and reads them
+//! only after its own stores ([`clear_spmd_region_fields`],
+//! [`set_spmd_region_fields`]).
 //! The per-thread arrays, installed concurrently with a compare-and-swap,
 //! live apart from it ([`PerThreadArrayCell`]).
 #![allow(unsafe_code)]
@@ -176,6 +178,21 @@ pub fn clear_spmd_region_fields() {
         arch::store_same_in_every_thread(&raw mut (*t).parallel_team_size, 0);
         arch::store_same_in_every_thread(&raw mut (*t).icvs.level, 0);
         arch::store_same_in_every_thread(&raw mut (*t).icvs.active_level, 0);
+    }
+}
+
+/// Sets the fields of an SPMD region that starts, by every thread of the
+/// block after the barrier that ends every read of the previous values (see
+/// [`clear_spmd_region_fields`]).
+#[inline(always)]
+pub fn set_spmd_region_fields(size: u32, active: bool) {
+    let t = team_ptr();
+    // SAFETY: places in the team state, formed without a reference; every
+    // thread stores the same values.
+    unsafe {
+        arch::store_same_in_every_thread(&raw mut (*t).parallel_team_size, size);
+        arch::store_same_in_every_thread(&raw mut (*t).icvs.level, 1);
+        arch::store_same_in_every_thread(&raw mut (*t).icvs.active_level, u32::from(active));
     }
 }
 

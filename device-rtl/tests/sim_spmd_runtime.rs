@@ -467,13 +467,16 @@ extern "C-unwind" fn slow_thread_reads_its_region(_g: *mut i32, _b: *mut i32, ro
 /// copies of the runtime, whose regions end differently: in the compile-time
 /// copy every thread clears the region's fields itself after the end
 /// barrier, in the LTO member thread 0 does and a second barrier publishes
-/// it. Cleared before the end barrier, or set without the entry's first
-/// barrier, the fields show the slow thread the wrong level.
+/// it. And in the compile-time copy inlined into clang's call, where every
+/// thread also sets the fields itself at the entry. Cleared before the end
+/// barrier, or set without the entry's first barrier, the fields show the
+/// slow thread the wrong level.
 #[test]
 fn back_to_back_spmd_regions_show_each_thread_its_level() {
     let env = spmd();
-    for lto_member in [false, true] {
+    for (lto_member, inlined) in [(false, false), (false, true), (true, false)] {
         sim::serve_out_of_line_callers(lto_member);
+        sim::inline_into_clangs_calls(inlined);
         sim::launch(2, 64, || unsafe {
             __kmpc_target_init(env.get(), no_launch_env());
             let tid = arch::thread_id_in_block() as usize;
@@ -490,4 +493,5 @@ fn back_to_back_spmd_regions_show_each_thread_its_level() {
         });
     }
     sim::serve_out_of_line_callers(false);
+    sim::inline_into_clangs_calls(false);
 }

@@ -142,6 +142,8 @@ struct Grid {
     failing_mallocs: Arc<std::sync::atomic::AtomicU32>,
     /// [`serve_out_of_line_callers`] at launch.
     out_of_line_callers: bool,
+    /// [`inline_into_clangs_calls`] at launch.
+    inlined_into_clangs_calls: bool,
 }
 
 #[derive(Clone)]
@@ -171,6 +173,7 @@ thread_local! {
     static DEVICE_ORDERED_LOOPS_SEEN: Arc<AtomicBool> = Arc::default();
     static FAILING_MALLOCS: Arc<std::sync::atomic::AtomicU32> = Arc::default();
     static OUT_OF_LINE_CALLERS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static INLINED_INTO_CLANGS_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Heap blocks this OS thread allocated minus those it freed
     /// ([`live_heap_blocks`]).
     static LIVE_HEAP_BLOCKS: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
@@ -214,6 +217,7 @@ where
         ordered_loops_seen: DEVICE_ORDERED_LOOPS_SEEN.with(Arc::clone),
         failing_mallocs: FAILING_MALLOCS.with(Arc::clone),
         out_of_line_callers: OUT_OF_LINE_CALLERS.with(std::cell::Cell::get),
+        inlined_into_clangs_calls: INLINED_INTO_CLANGS_CALLS.with(std::cell::Cell::get),
     });
     let warps_per_block = threads_per_block.div_ceil(WARP_SIZE);
     let blocks: Vec<Arc<Block>> = (0..num_blocks)
@@ -327,10 +331,16 @@ pub fn serves_out_of_line_callers() -> bool {
     with(|t| t.grid.out_of_line_callers)
 }
 
-/// Nothing is inlined into a compiler's code here: every call takes the
-/// path of the out-of-line copy, which handles all callers.
+/// For tests, before a launch: the launching thread's grids run the runtime
+/// as inlined into clang's code, where a call's arguments are constants
+/// (`arch::is_compile_time_constant`); by default nothing is, and every call
+/// takes the path of the out-of-line copy, which handles all callers.
+pub fn inline_into_clangs_calls(yes: bool) {
+    INLINED_INTO_CLANGS_CALLS.with(|c| c.set(yes));
+}
+
 pub fn is_compile_time_constant(_v: i64) -> bool {
-    false
+    with(|t| t.grid.inlined_into_clangs_calls)
 }
 
 pub fn thread_id_in_block() -> u32 {
