@@ -59,7 +59,7 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
     let run_alone = must_serialize(if_expr)
         || if in_spmd_kernel(wrapper, nargs) {
             // SAFETY: forwarded from the caller.
-            unsafe { spmd_region(if_expr, num_threads, outlined, args, nargs, wrapper.is_null() && arch::is_compile_time_constant(nargs)) };
+            unsafe { spmd_region(if_expr, num_threads, outlined, args, nargs, is_clangs_spmd_call(wrapper, nargs)) };
             false
         } else {
             // SAFETY: forwarded from the caller.
@@ -101,11 +101,18 @@ pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void,
 #[inline(always)]
 fn in_spmd_kernel(wrapper: *mut c_void, nargs: i64) -> bool {
     let spmd = crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0;
-    if wrapper.is_null() && arch::is_compile_time_constant(nargs) {
+    if is_clangs_spmd_call(wrapper, nargs) {
         debug::contract(spmd, debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
         return true;
     }
     spmd
+}
+
+/// Whether the call is clang's, inlined into a kernel clang emitted in SPMD
+/// mode: no wrapper, and a constant argument count (see [`in_spmd_kernel`]).
+#[inline(always)]
+fn is_clangs_spmd_call(wrapper: *mut c_void, nargs: i64) -> bool {
+    wrapper.is_null() && arch::is_compile_time_constant(nargs)
 }
 
 /// Runs the region on the calling thread alone, one level deeper.
@@ -148,9 +155,7 @@ fn exit_serialized(on_team_state: bool) {
     }
 }
 
-/// `clangs_spmd_call`: the call is clang's, inlined into a kernel clang
-/// emitted in SPMD mode (no wrapper, a constant argument count; see
-/// [`in_spmd_kernel`]).
+/// `clangs_spmd_call`: [`is_clangs_spmd_call`].
 ///
 /// Inlined on purpose: with the LTO-member test below in it, rustc kept it
 /// out of line, and every -O2 kernel with a region then called the outlined
@@ -179,11 +184,7 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
     } else {
         if tid == 0 {
             let (n, size) = team();
-            state::update_team(|t| {
-                t.parallel_team_size = size;
-                t.icvs.level = 1;
-                t.icvs.active_level = u32::from(n > 1);
-            });
+            state::set_spmd_region_fields(size, n > 1);
         }
         arch::sync_threads_aligned();
     }

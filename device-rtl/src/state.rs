@@ -181,9 +181,9 @@ pub fn clear_spmd_region_fields() {
     }
 }
 
-/// Sets the fields of an SPMD region that starts, by every thread of the
-/// block after the barrier that ends every read of the previous values (see
-/// [`clear_spmd_region_fields`]).
+/// Sets the fields of an SPMD region that starts, after the barrier that
+/// ends every read of the previous values: by every thread of the block, or
+/// by thread 0 alone, followed by a barrier (see [`clear_spmd_region_fields`]).
 #[inline(always)]
 pub fn set_spmd_region_fields(size: u32, active: bool) {
     let t = team_ptr();
