@@ -8,7 +8,7 @@
 //! thread-local predefined allocators (cgroup, pteam, thread) and LLVM's host
 //! and shared spaces have no memory here and give NULL, which the spec allows
 //! for an allocator that cannot satisfy a request. The null allocator stands
-//! for the def-allocator-var ICV, on the device always the default allocator.
+//! for the calling task's def-allocator-var ICV (`omp_set_default_allocator`).
 //!
 //! An allocator made by [`init`] is a heap record, and its handle the
 //! record's address: it keeps the traits an allocation honours (alignment,
@@ -17,7 +17,7 @@
 //! pool, so `omp_free` serves every allocation function.
 #![allow(unsafe_code)]
 
-use crate::{arch, debug};
+use crate::{arch, debug, state};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU64, Ordering};
 use omprt_abi::alloc::{AllocTrait, allocator, key, memspace, value};
@@ -137,6 +137,10 @@ pub fn alloc(align: u64, bytes: u64, handle: u64) -> *mut c_void {
     // A loop, not recursion: each fallback allocator was made before the one
     // naming it, so the chain ends.
     loop {
+        if handle == allocator::NULL {
+            // A null ICV (set so by the program) is the default allocator.
+            handle = state::def_allocator();
+        }
         let record = match source(handle) {
             Source::Heap => return heap_block(align, bytes, 0),
             Source::Nothing => return core::ptr::null_mut(),

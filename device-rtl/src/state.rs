@@ -97,6 +97,9 @@ pub struct TeamShared {
 pub struct ThreadState {
     pub icvs: Icvs,
     pub previous: *mut ThreadState,
+    /// def-allocator-var, apart from `icvs` as the team's is (see
+    /// [`DefAllocatorCell`]).
+    pub def_allocator: u64,
 }
 
 /// The shared-memory cell. On the GPU its initialiser is dropped (shared
@@ -223,8 +226,51 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
     unsafe {
         *arch::team_thread_states().field() = core::ptr::null_mut();
         *arch::team_loop_records().field() = core::ptr::null_mut();
+        *arch::team_def_allocator().field() = DEFAULT_ALLOCATOR;
     }
 }
+
+/// The team's def-allocator-var, which the team's initial thread sets
+/// outside any region and a region's threads start from: a static of its
+/// own, not a field of the team state. Only a program that calls
+/// `omp_set_default_allocator` reads it ([`def_allocator`]); elsewhere LLVM
+/// drops it with its stores. As a field it cost kernels whose team state
+/// stays whole 4-8 bytes (reductions_all.c 144 -> 148, LLVM 19: 148), and
+/// tasks, which save and restore it, up to 6 registers (tasks.c l15).
+#[repr(C)]
+pub struct DefAllocatorCell(UnsafeCell<u64>);
+
+// SAFETY: as for `TeamSharedCell`: written by the team's initial thread
+// outside regions, read after the barrier that starts one.
+unsafe impl Sync for DefAllocatorCell {}
+// SAFETY: as for `TeamSharedCell`.
+unsafe impl Send for DefAllocatorCell {}
+
+impl DefAllocatorCell {
+    pub const fn new() -> Self {
+        Self::holding(DEFAULT_ALLOCATOR)
+    }
+
+    /// A cell with `handle` in it: the host simulation starts a block's
+    /// cell with garbage, as shared memory is on the GPU.
+    pub const fn holding(handle: u64) -> Self {
+        DefAllocatorCell(UnsafeCell::new(handle))
+    }
+
+    #[inline(always)]
+    fn field(&self) -> *mut u64 {
+        self.0.get()
+    }
+}
+
+impl Default for DefAllocatorCell {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// def-allocator-var's initial value, `omp_default_mem_alloc`.
+const DEFAULT_ALLOCATOR: u64 = omprt_abi::alloc::allocator::DEFAULT_MEM;
 
 /// Where one of the team's per-thread arrays ([`PerThread`]) hangs: null
 /// until a thread of the block needs it. Each array is a static of its own,
@@ -435,6 +481,7 @@ pub fn enter_data_environment() -> *mut ThreadState {
         let current: *const Icvs = if top.is_null() { &raw const (*team_ptr()).icvs } else { &raw const (*top).icvs };
         core::ptr::copy_nonoverlapping(current, &raw mut (*state).icvs, 1);
         (&raw mut (*state).previous).write(top);
+        (&raw mut (*state).def_allocator).write(def_allocator_in(top));
         *slot = state;
     }
     state
@@ -475,6 +522,66 @@ pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
         let ts = enter_data_environment();
         // SAFETY: as above; the state lives until the region that made it ends.
         unsafe { f(&mut (*ts).icvs) };
+    }
+}
+
+/// The def-allocator-var a thread whose innermost state is `top` (null:
+/// none) sees. Read only once a thread of the device has set one (a device
+/// flag only `omp_set_default_allocator` writes): in a program that never
+/// calls it LLVM folds the flag, and no kernel reads the ICV.
+///
+/// # Safety
+/// `top` is null or the calling thread's live state.
+pub unsafe fn def_allocator_in(top: *const ThreadState) -> u64 {
+    if !arch::default_allocator_set().load(Ordering::Relaxed) {
+        DEFAULT_ALLOCATOR
+    } else if top.is_null() {
+        // SAFETY: the team's cell, written outside regions (see its type).
+        unsafe { *arch::team_def_allocator().field() }
+    } else {
+        // SAFETY: a thread's state is only touched by that thread.
+        unsafe { (*top).def_allocator }
+    }
+}
+
+/// The calling task's def-allocator-var.
+pub fn def_allocator() -> u64 {
+    // SAFETY: the calling thread's innermost state, or null.
+    unsafe { def_allocator_in(current_thread_state()) }
+}
+
+/// `omp_set_default_allocator`: in the calling task's data environment,
+/// where [`set_icv`] puts every other ICV.
+pub fn set_def_allocator(handle: u64) {
+    arch::default_allocator_set().store(true, Ordering::Relaxed);
+    let ts = current_thread_state();
+    if ts.is_null() && icvs().level == 0 && mapping::is_initial_thread() {
+        // SAFETY: the team's initial thread outside any region.
+        unsafe { *arch::team_def_allocator().field() = handle };
+    } else {
+        let ts = if ts.is_null() { enter_data_environment() } else { ts };
+        // SAFETY: the calling thread's own state.
+        unsafe { (*ts).def_allocator = handle };
+    }
+}
+
+/// Restores def-allocator-var to `handle` where the thread whose innermost
+/// state is `top` keeps it (null: the team's cell), if the ICV is in use.
+///
+/// # Safety
+/// `top` is null or the calling thread's live state; with null, the caller
+/// is the team's initial thread outside any region.
+pub unsafe fn restore_def_allocator(top: *mut ThreadState, handle: u64) {
+    if !arch::default_allocator_set().load(Ordering::Relaxed) {
+        return;
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if top.is_null() {
+            *arch::team_def_allocator().field() = handle;
+        } else {
+            (*top).def_allocator = handle;
+        }
     }
 }
 

@@ -28,6 +28,9 @@ struct Header {
     mark: *mut state::ThreadState,
     /// The ICVs the task began with.
     icvs: SettableIcvs,
+    /// The def-allocator-var it began with (kept apart from the ICVs, see
+    /// `state::DefAllocatorCell`).
+    def_allocator: u64,
     /// Whether the task runs where ICV changes go to the team state (the
     /// team's initial thread outside any region, `state::set_icv`).
     restore_team: bool,
@@ -126,10 +129,12 @@ pub unsafe fn begin(gtid: i32, task: *mut c_void) {
     };
     let restore_team = mark.is_null() && level == 0 && mapping::is_initial_thread();
     let h = header(task);
-    // SAFETY: the header `alloc` reserved in front of the task.
+    // SAFETY: the header `alloc` reserved in front of the task; `mark` is
+    // the calling thread's state, or null.
     unsafe {
         (&raw mut (*h).mark).write(mark);
         (&raw mut (*h).icvs).write(icvs);
+        (&raw mut (*h).def_allocator).write(state::def_allocator_in(mark));
         (&raw mut (*h).restore_team).write(restore_team);
         (&raw mut (*h).gtid).write(gtid);
     }
@@ -177,9 +182,11 @@ pub unsafe fn end(task: *mut c_void) {
         if !mark.is_null() {
             // The calling thread's state, which outlives the task.
             (*h).icvs.restore(&mut (*mark).icvs);
+            state::restore_def_allocator(mark, (*h).def_allocator);
         } else if (*h).restore_team {
             let icvs = (*h).icvs;
             state::update_team(|t| icvs.restore(&mut t.icvs));
+            state::restore_def_allocator(mark, (*h).def_allocator);
         }
         // The block `alloc` made; the caller gives the task up.
         arch::free(h.cast());

@@ -10,7 +10,8 @@ use omprt_abi::ExecMode;
 use omprt_abi::alloc::{AllocTrait, allocator, key, memspace, value};
 use omprt_device_rtl::arch::{self, sim};
 use std::sync::atomic::{AtomicU32, Ordering};
-use omprt_device_rtl::exports::{kernel::*, misc::*};
+use omprt_device_rtl::exports::{api::*, kernel::*, misc::*, parallel::*};
+use std::ffi::c_void;
 
 /// Runs `body` in one SPMD thread, after the kernel's init.
 fn on_device(body: impl Fn() + Send + Sync) {
@@ -223,4 +224,71 @@ fn a_block_of_threads_shares_a_pool_without_losing_a_byte() {
         omp_free(q, pool);
     });
     assert_eq!((got.into_inner(), after.into_inner()), (16, 16));
+}
+
+/// Whether `p` is aligned to `align`; NULL is not.
+fn aligned(p: *mut c_void, align: usize) -> bool {
+    !p.is_null() && (p as usize).is_multiple_of(align)
+}
+
+/// In a generic region: each worker allocates from the null allocator,
+/// which must be the main thread's default (512-byte aligned); worker 3
+/// then sets its own, omp_pteam_mem_alloc (no memory), which no one else
+/// sees.
+extern "C-unwind" fn def_allocator_region(_g: *mut i32, _b: *mut i32, wrong: *mut c_void) {
+    let wrong = unsafe { &*(wrong as *const AtomicU32) };
+    let inherited = omp_get_default_allocator();
+    let p = omp_alloc(24, allocator::NULL);
+    if inherited < 1 << 16 || !aligned(p, 512) {
+        wrong.fetch_add(1, Ordering::Relaxed);
+    }
+    omp_free(p, allocator::NULL);
+    if omp_get_thread_num() == 3 {
+        omp_set_default_allocator(allocator::PTEAM_MEM);
+        if omp_get_default_allocator() != allocator::PTEAM_MEM || !omp_alloc(8, allocator::NULL).is_null() {
+            wrong.fetch_add(100, Ordering::Relaxed);
+        }
+    }
+}
+
+extern "C-unwind" fn def_allocator_wrapper(_z: i16, tid: i32) {
+    let mut args: *mut *mut c_void = std::ptr::null_mut();
+    unsafe { __kmpc_get_shared_variables(&mut args) };
+    let (mut g, mut b) = (tid, 0);
+    def_allocator_region(&mut g, &mut b, unsafe { *args });
+}
+
+/// def-allocator-var: omp_default_mem_alloc at every kernel's start; set by
+/// the main thread, what the null allocator means there and in the next
+/// region's threads; set by a region's thread, its own. Fails if the null
+/// allocator ignores the ICV, if the workers do not inherit it, or if a new
+/// kernel starts with the last one's.
+#[test]
+fn the_null_allocator_is_the_default_allocator_icv() {
+    let env = Shared(kernel_env(ExecMode::GENERIC, 64));
+    let wrong = AtomicU32::new(0);
+    for launch in 0..2 {
+        sim::launch(1, 64, || unsafe {
+            if __kmpc_target_init(env.get(), no_launch_env()) != -1 {
+                return;
+            }
+            assert_eq!(omp_get_default_allocator(), allocator::DEFAULT_MEM, "launch {launch} starts with the default");
+            let wide = make(memspace::DEFAULT, &[(key::ALIGNMENT, 512)]);
+            omp_set_default_allocator(wide);
+            assert_eq!(omp_get_default_allocator(), wide);
+            let blocks: Vec<_> = (0..4).map(|i| omp_alloc(8 + i, allocator::NULL)).collect();
+            assert!(blocks.iter().all(|&p| aligned(p, 512)), "the null allocator did not take the ICV's alignment");
+            let q = omp_realloc(blocks[0], 64, allocator::NULL, allocator::NULL);
+            assert!(aligned(q, 512), "omp_realloc with two null allocators takes the ICV");
+            let mut args = [&wrong as *const _ as *mut c_void];
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, def_allocator_region as *mut c_void, def_allocator_wrapper as *mut c_void, args.as_mut_ptr(), 1, 0);
+            assert_eq!(omp_get_default_allocator(), wide, "a worker's setting leaked to the main thread");
+            for p in [q, blocks[1], blocks[2], blocks[3]] {
+                omp_free(p, allocator::NULL);
+            }
+            omp_destroy_allocator(wide);
+            __kmpc_target_deinit();
+        });
+    }
+    assert_eq!(wrong.into_inner(), 0, "a worker saw another default allocator than the main thread's");
 }

@@ -495,3 +495,37 @@ fn back_to_back_spmd_regions_show_each_thread_its_level() {
     sim::serve_out_of_line_callers(false);
     sim::inline_into_clangs_calls(false);
 }
+
+/// nteams-var and teams-thread-limit-var are the device's, one copy for
+/// every kernel: unset, they read as the launch's grid; set from a target
+/// region (a value below 1 ignored, a thread limit capped at a block's
+/// 1024), every later query of every kernel on the device reads the value.
+#[test]
+fn the_teams_icvs_are_the_devices() {
+    let env = Shared(kernel_env(ExecMode::SPMD, 64));
+    let query = || (omp_get_max_teams(), omp_get_teams_thread_limit());
+    sim::launch(3, 64, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        assert_eq!(query(), (3, 64), "unset: the launch's grid");
+        __kmpc_target_deinit();
+    });
+    sim::launch(3, 64, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        if omp_get_team_num() == 1 && arch::thread_id_in_block() == 0 {
+            omp_set_num_teams(0);
+            omp_set_num_teams(-3);
+            omp_set_teams_thread_limit(-4);
+            assert_eq!(query(), (3, 64), "a value below 1 is ignored");
+            omp_set_num_teams(17);
+            omp_set_teams_thread_limit(5000);
+            assert_eq!(query(), (17, 1024), "the thread limit is capped at a block's");
+            omp_set_teams_thread_limit(40);
+        }
+        __kmpc_target_deinit();
+    });
+    sim::launch(2, 32, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        assert_eq!(query(), (17, 40), "a later kernel on the device reads what the last one set");
+        __kmpc_target_deinit();
+    });
+}

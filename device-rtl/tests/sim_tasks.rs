@@ -153,12 +153,17 @@ fn schedule() -> (i32, i32) {
     (kind, chunk)
 }
 
-/// Sets run-sched-var inside the task; the task sees its own value.
+/// Sets run-sched-var and def-allocator-var inside the task; the task sees
+/// its own values.
 extern "C-unwind" fn set_schedule_in_task(_gtid: i32, _task: *mut c_void) -> i32 {
     omp_set_schedule(2, 7);
-    assert_eq!(schedule(), (2, 7), "inside the task");
+    omp_set_default_allocator(TASKS_ALLOCATOR);
+    assert_eq!((schedule(), omp_get_default_allocator()), ((2, 7), TASKS_ALLOCATOR), "inside the task");
     0
 }
+
+/// omp_high_bw_mem_alloc, which the tests' other code never sets.
+const TASKS_ALLOCATOR: u64 = 4;
 
 unsafe fn run_icv_task() {
     let task = unsafe { new_task(std::mem::size_of::<PlainTask>(), &[], set_schedule_in_task) };
@@ -166,15 +171,16 @@ unsafe fn run_icv_task() {
 }
 
 extern "C-unwind" fn icv_region(_g: *mut i32, _b: *mut i32) {
-    let outside = schedule();
+    let outside = (schedule(), omp_get_default_allocator());
     // No state of its own yet: the state the task pushes goes with it.
     unsafe { run_icv_task() };
-    assert_eq!(schedule(), outside, "a task's ICV change leaked into its region");
+    assert_eq!((schedule(), omp_get_default_allocator()), outside, "a task's ICV change leaked into its region");
     // With a state of its own: the task's change is undone in it.
     omp_set_schedule(3, 5);
+    omp_set_default_allocator(2);
     let live = sim::live_heap_blocks();
     unsafe { run_icv_task() };
-    assert_eq!(schedule(), (3, 5), "a task's ICV change leaked into its thread's state");
+    assert_eq!((schedule(), omp_get_default_allocator()), ((3, 5), 2), "a task's ICV change leaked into its thread's state");
     assert_eq!(sim::live_heap_blocks(), live, "the task's memory was not given back");
 }
 
@@ -186,12 +192,13 @@ fn a_task_keeps_its_icv_changes_to_itself() {
     let env = spmd(64);
     sim::launch(1, 1, || unsafe {
         __kmpc_target_init(env.get(), no_launch_env());
-        let outside = schedule();
+        let outside = (schedule(), omp_get_default_allocator());
         run_icv_task();
-        assert_eq!(schedule(), outside, "a task's ICV change leaked into the team state");
+        assert_eq!((schedule(), omp_get_default_allocator()), outside, "a task's ICV change leaked into the team state");
         omp_set_schedule(3, 5);
+        omp_set_default_allocator(2);
         run_icv_task();
-        assert_eq!(schedule(), (3, 5));
+        assert_eq!((schedule(), omp_get_default_allocator()), ((3, 5), 2));
         __kmpc_target_deinit();
     });
     sim::launch(1, 64, || unsafe {

@@ -518,6 +518,25 @@ fn programs_without_ordered_loops_fold_the_ordered_path() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// def-allocator-var costs only programs that set it: its team copy is a
+/// shared static of its own, read (as are the saves and restores of every
+/// task) only once a device flag says a thread has set one, and only
+/// `omp_set_default_allocator` writes the flag. tasks.c, whose tasks would
+/// save and restore it, keeps neither; device_icvs.c, which sets it, keeps
+/// both, or the check proves nothing. As a field of the team state the ICV
+/// cost reductions_all.c 4 bytes (144 -> 148, LLVM 19: 148) and tasks.c l15
+/// 6 registers (2026-11-26).
+#[test]
+fn programs_that_never_set_a_default_allocator_drop_its_icv() {
+    let dir = scratch_dir("def-allocator");
+    let keeps = |program: &str, symbol: &str| corpus_ptx(program, &dir).1.contains(symbol);
+    for symbol in ["TEAM_DEF_ALLOCATOR", "DEFAULT_ALLOCATOR_SET"] {
+        assert!(keeps("device_icvs.c", symbol), "device_icvs.c sets a default allocator but has no {symbol}");
+        assert!(!keeps("tasks.c", symbol), "tasks.c never sets a default allocator but keeps {symbol}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// In clang's default compile no pass drops a redundant block barrier from a
 /// kernel (openmp-opt runs before the regions are inlined, and does not
 /// change clang's `weak_odr` kernels afterwards), so the runtime's own count

@@ -454,6 +454,14 @@ pub fn team_loop_records() -> &'static crate::state::PerThreadArrayCell {
     &TEAM_LOOP_RECORDS
 }
 
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_DEF_ALLOCATOR: crate::state::DefAllocatorCell = crate::state::DefAllocatorCell::new();
+
+#[inline(always)]
+pub fn team_def_allocator() -> &'static crate::state::DefAllocatorCell {
+    &TEAM_DEF_ALLOCATOR
+}
+
 /// The team's `__kmpc_alloc_shared` stack.
 #[unsafe(link_section = ".omprt.shared")]
 static TEAM_STACK: crate::memory::SharedStack = crate::memory::SharedStack::new();
@@ -517,6 +525,33 @@ static ORDERED_LOOPS_SEEN: core::sync::atomic::AtomicBool = core::sync::atomic::
 #[inline(always)]
 pub fn ordered_loops_seen() -> &'static core::sync::atomic::AtomicBool {
     &ORDERED_LOOPS_SEEN
+}
+
+/// The device's nteams-var and teams-thread-limit-var (`omp_set_num_teams`,
+/// `omp_set_teams_thread_limit`; 0: never set), and whether a thread has
+/// set a def-allocator-var (`omp_set_default_allocator`): device memory,
+/// one copy per device. Separate statics, each written only by its setter,
+/// so that LLVM folds the loads of one the program never sets.
+#[unsafe(link_section = ".omprt.device_global")]
+static DEVICE_NTEAMS: core::sync::atomic::AtomicI32 = core::sync::atomic::AtomicI32::new(0);
+#[unsafe(link_section = ".omprt.device_global")]
+static DEVICE_TEAMS_THREAD_LIMIT: core::sync::atomic::AtomicI32 = core::sync::atomic::AtomicI32::new(0);
+#[unsafe(link_section = ".omprt.device_global")]
+static DEFAULT_ALLOCATOR_SET: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+#[inline(always)]
+pub fn device_nteams() -> &'static core::sync::atomic::AtomicI32 {
+    &DEVICE_NTEAMS
+}
+
+#[inline(always)]
+pub fn device_teams_thread_limit() -> &'static core::sync::atomic::AtomicI32 {
+    &DEVICE_TEAMS_THREAD_LIMIT
+}
+
+#[inline(always)]
+pub fn default_allocator_set() -> &'static core::sync::atomic::AtomicBool {
+    &DEFAULT_ALLOCATOR_SET
 }
 
 /// Whether this copy is the archive's LTO member (`config::serves_out_of_line_callers`):

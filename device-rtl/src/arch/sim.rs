@@ -118,6 +118,7 @@ struct Block {
     team: TeamSharedCell,
     thread_states: crate::state::PerThreadArrayCell,
     loop_records: crate::state::PerThreadArrayCell,
+    def_allocator: crate::state::DefAllocatorCell,
     counters: crate::workshare::dispatch::TeamCounters,
     team_loop: crate::workshare::dispatch::TeamLoop,
     doacross: crate::workshare::doacross::TeamDoacross,
@@ -138,6 +139,7 @@ struct Grid {
     start: Instant,
     deferred_frees: Arc<crate::deferred_free::DeferredFrees>,
     ordered_loops_seen: Arc<AtomicBool>,
+    device_scoped: Arc<DeviceScoped>,
     /// `malloc`s still to fail ([`fail_mallocs`]).
     failing_mallocs: Arc<std::sync::atomic::AtomicU32>,
     /// [`serve_out_of_line_callers`] at launch.
@@ -171,6 +173,8 @@ thread_local! {
     /// `ordered_loops_seen` of the device: per launching thread too, so that
     /// a test's `ordered` loops do not depend on another's setting it.
     static DEVICE_ORDERED_LOOPS_SEEN: Arc<AtomicBool> = Arc::default();
+    /// The device-scoped ICVs and flag: per launching thread, as above.
+    static DEVICE_SCOPED: Arc<DeviceScoped> = Arc::default();
     static FAILING_MALLOCS: Arc<std::sync::atomic::AtomicU32> = Arc::default();
     static OUT_OF_LINE_CALLERS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static INLINED_INTO_CLANGS_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -215,6 +219,7 @@ where
         start: Instant::now(),
         deferred_frees: DEVICE_DEFERRED_FREES.with(Arc::clone),
         ordered_loops_seen: DEVICE_ORDERED_LOOPS_SEEN.with(Arc::clone),
+        device_scoped: DEVICE_SCOPED.with(Arc::clone),
         failing_mallocs: FAILING_MALLOCS.with(Arc::clone),
         out_of_line_callers: OUT_OF_LINE_CALLERS.with(std::cell::Cell::get),
         inlined_into_clangs_calls: INLINED_INTO_CLANGS_CALLS.with(std::cell::Cell::get),
@@ -237,6 +242,9 @@ where
                 team: TeamSharedCell::new(),
                 thread_states: crate::state::PerThreadArrayCell::new(),
                 loop_records: crate::state::PerThreadArrayCell::new(),
+                // Not the initial value: shared memory starts with garbage,
+                // and `init_team` must set it.
+                def_allocator: crate::state::DefAllocatorCell::holding(0xdead_beef),
                 counters: crate::workshare::dispatch::TeamCounters::new(),
                 team_loop: crate::workshare::dispatch::TeamLoop::new(),
                 doacross: crate::workshare::doacross::TeamDoacross::new(),
@@ -509,6 +517,31 @@ pub fn ordered_loops_seen() -> &'static AtomicBool {
     with(|t| unsafe { &*(&*t.grid.ordered_loops_seen as *const AtomicBool) })
 }
 
+/// What the GPU keeps in three device statics (see the nvptx backend).
+#[derive(Default)]
+struct DeviceScoped {
+    nteams: std::sync::atomic::AtomicI32,
+    teams_thread_limit: std::sync::atomic::AtomicI32,
+    default_allocator_set: AtomicBool,
+}
+
+fn device_scoped() -> &'static DeviceScoped {
+    // SAFETY: as for `deferred_frees`.
+    with(|t| unsafe { &*(&*t.grid.device_scoped as *const DeviceScoped) })
+}
+
+pub fn device_nteams() -> &'static std::sync::atomic::AtomicI32 {
+    &device_scoped().nteams
+}
+
+pub fn device_teams_thread_limit() -> &'static std::sync::atomic::AtomicI32 {
+    &device_scoped().teams_thread_limit
+}
+
+pub fn default_allocator_set() -> &'static AtomicBool {
+    &device_scoped().default_allocator_set
+}
+
 /// For tests, between launches: how many blocks the launching thread's grids
 /// gave back that no allocation has freed yet.
 pub fn deferred_blocks() -> usize {
@@ -589,6 +622,11 @@ pub fn team_thread_states() -> &'static crate::state::PerThreadArrayCell {
 pub fn team_loop_records() -> &'static crate::state::PerThreadArrayCell {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.loop_records as *const crate::state::PerThreadArrayCell) })
+}
+
+pub fn team_def_allocator() -> &'static crate::state::DefAllocatorCell {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.def_allocator as *const crate::state::DefAllocatorCell) })
 }
 
 pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {

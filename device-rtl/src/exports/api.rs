@@ -5,7 +5,11 @@
 //! `omp_set_dynamic`) are recorded but have no effect, as the spec allows.
 
 use crate::{arch, config, mapping, state, sync};
+use core::sync::atomic::Ordering;
 use omprt_abi::sched::omp_sched;
+
+/// The most threads a CUDA block, and so a team, can have.
+const MAX_TEAM_THREADS: i32 = 1024;
 
 // ---- thread and team queries ----
 
@@ -60,13 +64,41 @@ pub extern "C-unwind" fn omp_get_max_threads() -> i32 {
 pub extern "C-unwind" fn omp_get_thread_limit() -> i32 {
     mapping::max_team_threads() as i32
 }
+/// teams-thread-limit-var: what `omp_set_teams_thread_limit` set on this
+/// device, else the launch's team size.
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_get_teams_thread_limit() -> i32 {
-    mapping::max_team_threads() as i32
+    match arch::device_teams_thread_limit().load(Ordering::Relaxed) {
+        0 => mapping::max_team_threads() as i32,
+        set => set,
+    }
 }
+/// nteams-var: what `omp_set_num_teams` set on this device, else the
+/// launch's number of teams.
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_get_max_teams() -> i32 {
-    mapping::num_blocks() as i32
+    match arch::device_nteams().load(Ordering::Relaxed) {
+        0 => mapping::num_blocks() as i32,
+        set => set,
+    }
+}
+/// Sets the device's nteams-var, one copy per device as the spec scopes
+/// it: later `omp_get_max_teams` calls of every kernel on the device see
+/// it. A value below 1 is ignored (the spec leaves it to the
+/// implementation), as the host runtime does.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_set_num_teams(nteams: i32) {
+    if nteams > 0 {
+        arch::device_nteams().store(nteams, Ordering::Relaxed);
+    }
+}
+/// Sets the device's teams-thread-limit-var, capped at the threads a team
+/// can have (a CUDA block's 1024); a value below 1 is ignored.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_set_teams_thread_limit(limit: i32) {
+    if limit > 0 {
+        arch::device_teams_thread_limit().store(limit.min(MAX_TEAM_THREADS), Ordering::Relaxed);
+    }
 }
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_get_num_procs() -> i32 {
@@ -226,12 +258,12 @@ fn lock_owner_id() -> u32 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_init_lock(lock: *mut u32) {
     // SAFETY: the caller's lock object, a live, aligned lock word.
-    unsafe { sync::lock_word(lock) }.store(0, core::sync::atomic::Ordering::Release);
+    unsafe { sync::lock_word(lock) }.store(0, Ordering::Release);
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_destroy_lock(lock: *mut u32) {
     // SAFETY: the caller's lock object, a live, aligned lock word.
-    unsafe { sync::lock_word(lock) }.store(0, core::sync::atomic::Ordering::Release);
+    unsafe { sync::lock_word(lock) }.store(0, Ordering::Release);
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_set_lock(lock: *mut u32) {
@@ -264,7 +296,7 @@ pub unsafe extern "C-unwind" fn omp_init_nest_lock(lock: *mut u32) {
     // SAFETY: user code passes an omp_nest_lock_t (two words).
     unsafe { *lock.add(1) = 0 };
     // SAFETY: the caller's lock object, a live, aligned lock word.
-    unsafe { sync::lock_word(lock) }.store(0, core::sync::atomic::Ordering::Release);
+    unsafe { sync::lock_word(lock) }.store(0, Ordering::Release);
 }
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn omp_destroy_nest_lock(lock: *mut u32) {
@@ -276,8 +308,8 @@ pub unsafe extern "C-unwind" fn omp_set_nest_lock(lock: *mut u32) {
     let me = lock_owner_id();
     // SAFETY: the caller's lock object, a live, aligned lock word.
     let owner = unsafe { sync::lock_word(lock) };
-    if owner.load(core::sync::atomic::Ordering::Acquire) != me {
-        while owner.compare_exchange_weak(0, me, core::sync::atomic::Ordering::Acquire, core::sync::atomic::Ordering::Relaxed).is_err() {
+    if owner.load(Ordering::Acquire) != me {
+        while owner.compare_exchange_weak(0, me, Ordering::Acquire, Ordering::Relaxed).is_err() {
             arch::spin_pause();
         }
         arch::fence_device();
@@ -303,8 +335,8 @@ pub unsafe extern "C-unwind" fn omp_test_nest_lock(lock: *mut u32) -> i32 {
     let me = lock_owner_id();
     // SAFETY: the caller's lock object, a live, aligned lock word.
     let owner = unsafe { sync::lock_word(lock) };
-    let mine = owner.load(core::sync::atomic::Ordering::Acquire) == me
-        || owner.compare_exchange(0, me, core::sync::atomic::Ordering::Acquire, core::sync::atomic::Ordering::Relaxed).is_ok();
+    let mine = owner.load(Ordering::Acquire) == me
+        || owner.compare_exchange(0, me, Ordering::Acquire, Ordering::Relaxed).is_ok();
     if !mine {
         return 0;
     }
@@ -318,11 +350,19 @@ pub unsafe extern "C-unwind" fn omp_test_nest_lock(lock: *mut u32) -> i32 {
 
 // ---- allocators, tools, resources ----
 
-/// `omp_default_mem_alloc`: the def-allocator-var ICV, which the device
-/// keeps at its initial value (`omp_set_default_allocator` traps).
+/// The def-allocator-var ICV: `omp_default_mem_alloc` until the task (or
+/// one it inherits from) sets another.
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_get_default_allocator() -> u64 {
-    1
+    state::def_allocator()
+}
+
+/// As every `omp_set_*` routine here: a task that sets it leaves its
+/// creator's value as it was, a parallel region's threads start with their
+/// parent's.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_set_default_allocator(handle: u64) {
+    state::set_def_allocator(handle);
 }
 
 /// `omp_control_tool_notool`: no OMPT tool runs on the device.

@@ -166,12 +166,6 @@ not_yet! {
     fn __kmpc_proxy_task_completed_ooo(VoidPtr);
     fn omp_fulfill_event(u64);
 
-    // API routines that change what omprt keeps fixed on the device: the
-    // def-allocator-var ICV (always the default allocator) and the device's
-    // nteams-var and teams-thread-limit-var (the launch's grid).
-    fn omp_set_default_allocator(u64);
-    fn omp_set_num_teams(i32);
-    fn omp_set_teams_thread_limit(i32);
     // Needs the thread's task nesting, which nothing records yet.
     fn omp_in_explicit_task() -> i32;
 }
