@@ -518,6 +518,41 @@ fn programs_without_ordered_loops_fold_the_ordered_path() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Files compiled apart and linked with `-foffload-lto`, the README's way
+/// for device functions in a file without a target region that call the
+/// runtime: tests-gpu/programs/separate_compilation links (its expected
+/// output is for the GPU run), and the final image's kernels keep the
+/// helpers' work: the orphaned loop's store and the reduction's shuffles.
+/// In the default compile the helpers' file compiles to empty functions.
+#[test]
+fn separately_compiled_files_link_with_offload_lto() {
+    let summary = corpus::check_multi_file_all(&corpus::Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    println!("{}", summary.render());
+    assert!(summary.builds.iter().any(|b| b.program == "separate_compilation/"), "the corpus lacks separate_compilation/");
+    assert!(summary.ok(), "failures:\n{}", summary.render());
+    for b in &summary.builds {
+        for needed in ["__kmpc_target_init", "omp_get_thread_num", "__kmpc_for_static_init_4", "__kmpc_nvptx_parallel_reduce_nowait_v2"] {
+            assert!(b.needed.contains(needed), "{}: the device IR calls no {needed}", b.program);
+        }
+    }
+    // The link again, keeping the LTO result's PTX (`--save-temps` writes it
+    // beside the output).
+    let dir = scratch_dir("separate");
+    let out = corpus::Options::default().out;
+    let objects = ["main", "helpers"].map(|f| out.join(format!("separate_compilation-{f}.O2lto.o")));
+    let mut link = std::process::Command::new(tools::clang().unwrap());
+    link.args(["-O2", "-foffload-lto", "-Wl,--save-temps"]).args(corpus::user_flags(corpus::LINK_ARCH).unwrap());
+    tools::run(link.args(&objects).arg("-o").arg(dir.join("a.out")).current_dir(&dir)).unwrap_or_else(|e| panic!("{e}"));
+    let ptx = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).find(|p| p.extension().is_some_and(|x| x == "s"));
+    let ptx = ptx.unwrap_or_else(|| panic!("no PTX from the LTO link in {}", dir.display()));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    let sum_of = kernel_body(&text, &ptx, |name| name.contains("main_l29"));
+    assert!(sum_of.contains("shfl.sync"), "the kernel calling helpers.c's sum_of has no shuffle of its reduction: {}", ptx.display());
+    let fill = kernel_body(&text, &ptx, |name| name.contains("main_l24"));
+    assert!(fill.contains("%tid.x") && fill.contains("st.global"), "the kernel calling helpers.c's fill stores nothing: {}", ptx.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// def-allocator-var costs only programs that set it: its team copy is a
 /// shared static of its own, read (as are the saves and restores of every
 /// task) only once a device flag says a thread has set one, and only

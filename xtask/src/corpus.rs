@@ -73,8 +73,12 @@ impl Summary {
         let mut s = String::new();
         for b in &self.builds {
             let status = if b.failures.is_empty() { "ok".to_string() } else { "FAILED".to_string() };
-            let lto = if b.opt == "-O2" && !b.program.ends_with(".f90") { " (and -foffload-lto)" } else { "" };
-            s += &format!("{:<20} {:<4} link {LINK_ARCH}{lto} + ptxas {}: {status}\n", b.program, b.opt, ARCHS.join("/"));
+            if b.program.ends_with('/') {
+                s += &format!("{:<20} {:<4} link {LINK_ARCH} -foffload-lto, files compiled apart: {status}\n", b.program, b.opt);
+            } else {
+                let lto = if b.opt == "-O2" && !b.program.ends_with(".f90") { " (and -foffload-lto)" } else { "" };
+                s += &format!("{:<20} {:<4} link {LINK_ARCH}{lto} + ptxas {}: {status}\n", b.program, b.opt, ARCHS.join("/"));
+            }
             for (what, err) in &b.failures {
                 s += &format!("    {what}: {}\n", err.lines().take(12).collect::<Vec<_>>().join("\n    "));
             }
@@ -93,6 +97,18 @@ pub fn programs(dir: &Path) -> Result<Vec<PathBuf>> {
 /// does not.
 pub fn fortran_programs(dir: &Path) -> Result<Vec<PathBuf>> {
     files_ending(dir, &["f90"])
+}
+
+/// The multi-file programs of the corpus, sorted: each folder of `dir`,
+/// whose C files are compiled one by one and linked into one program.
+pub fn multi_file_programs(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    Ok(v)
 }
 
 fn files_ending(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>> {
@@ -197,6 +213,24 @@ pub fn build_lto_executable(src: &Path, out: &Path) -> Result<PathBuf> {
     tools::run(
         Command::new(compiler_for(src)?).args(["-O2", "-foffload-lto"]).args(user_flags(LINK_ARCH)?).arg(src).arg("-o").arg(&exe),
     )?;
+    Ok(exe)
+}
+
+/// Compiles each C file of `folder` on its own (`-c`) and links the objects,
+/// at -O2 with `-foffload-lto`, into `out/<folder>.O2lto`. The LTO link gives
+/// every file the one copy of the runtime; clang's default compile gives
+/// each file its own, with its own team state (README, separate compilation).
+pub fn build_multi_file_lto_executable(folder: &Path, out: &Path) -> Result<PathBuf> {
+    let name = folder.file_name().unwrap().to_string_lossy();
+    let mut objects = Vec::new();
+    for src in files_ending(folder, &["c"])? {
+        let stem = src.file_stem().unwrap().to_string_lossy();
+        let obj = out.join(format!("{name}-{stem}.O2lto.o"));
+        tools::run(Command::new(tools::clang()?).args(["-O2", "-foffload-lto", "-c"]).args(user_flags(LINK_ARCH)?).arg(&src).arg("-o").arg(&obj))?;
+        objects.push(obj);
+    }
+    let exe = out.join(format!("{name}.O2lto"));
+    tools::run(Command::new(tools::clang()?).args(["-O2", "-foffload-lto"]).args(user_flags(LINK_ARCH)?).args(&objects).arg("-o").arg(&exe))?;
     Ok(exe)
 }
 
@@ -327,6 +361,31 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
             };
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
         }
+    }
+    Ok(Summary { builds })
+}
+
+/// Builds every multi-file program of the corpus (`multi_file_programs`)
+/// with `-foffload-lto`; each build's program is its folder's name and a `/`.
+pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
+    std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
+    let mut builds = Vec::new();
+    for folder in multi_file_programs(&opts.programs)? {
+        let program = format!("{}/", folder.file_name().unwrap().to_string_lossy());
+        eprintln!("corpus: {program} -O2 -foffload-lto");
+        let mut failures = Vec::new();
+        let executable = build_multi_file_lto_executable(&folder, &opts.out).unwrap_or_else(|e| {
+            failures.push((format!("link {LINK_ARCH} -foffload-lto"), e));
+            PathBuf::new()
+        });
+        let mut needed = BTreeSet::new();
+        for src in files_ending(&folder, &["c"])? {
+            match needed_symbols(&src, "-O2", &opts.out) {
+                Ok(n) => needed.extend(n),
+                Err(e) => failures.push(("device IR".into(), e)),
+            }
+        }
+        builds.push(Build { program, opt: "-O2".into(), executable, needed, failures });
     }
     Ok(Summary { builds })
 }

@@ -84,12 +84,14 @@ fn check_abi(needed: &[String]) -> xtask::Result<()> {
 fn run_corpus() -> xtask::Result<()> {
     let summary = corpus::check_all(&corpus::Options::default())?;
     println!("{}", summary.render());
+    let multi_file = corpus::check_multi_file_all(&corpus::Options::default())?;
+    println!("{}", multi_file.render());
     let fortran = corpus::check_fortran_all(&corpus::Options::default())?;
     println!("{}", fortran.render());
-    let needed = summary.needed_symbols().into_iter().chain(fortran.needed_symbols());
+    let needed = summary.needed_symbols().into_iter().chain(multi_file.needed_symbols()).chain(fortran.needed_symbols());
     check_abi(&needed.collect::<Vec<_>>())?;
     let _ = tools::cuda_path()?;
-    if summary.ok() && fortran.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
+    if summary.ok() && multi_file.ok() && fortran.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
 }
 
 fn remarks_table() -> xtask::Result<()> {
