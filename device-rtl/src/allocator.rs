@@ -133,14 +133,13 @@ pub fn alloc(align: u64, bytes: u64, handle: u64) -> *mut c_void {
     if !align.is_power_of_two() {
         return core::ptr::null_mut();
     }
-    let mut handle = handle;
+    // The null allocator is the def-allocator-var ICV (itself null: the
+    // default allocator, as `source` takes it).
+    let mut handle = if handle == allocator::NULL { state::def_allocator() } else { handle };
     // A loop, not recursion: each fallback allocator was made before the one
-    // naming it, so the chain ends.
+    // naming it, so the chain ends. A null `fb_data` is the default
+    // allocator, not the ICV, which may name an allocator of the chain.
     loop {
-        if handle == allocator::NULL {
-            // A null ICV (set so by the program) is the default allocator.
-            handle = state::def_allocator();
-        }
         let record = match source(handle) {
             Source::Heap => return heap_block(align, bytes, 0),
             Source::Nothing => return core::ptr::null_mut(),

@@ -292,3 +292,25 @@ fn the_null_allocator_is_the_default_allocator_icv() {
     }
     assert_eq!(wrong.into_inner(), 0, "a worker saw another default allocator than the main thread's");
 }
+
+/// An allocator whose fallback is the null allocator falls back to the
+/// default one, not to the ICV: with the ICV naming that allocator, taking
+/// the ICV looped for ever.
+#[test]
+fn a_null_fallback_allocator_is_the_default_even_when_the_icv_names_the_allocator() {
+    let (done, finished) = std::sync::mpsc::channel();
+    // Apart, so that a loop fails the test instead of hanging it.
+    std::thread::spawn(move || {
+        on_device(|| {
+            let small = make(memspace::DEFAULT, &[(key::POOL_SIZE, 16), (key::FALLBACK, value::ALLOCATOR_FB), (key::FB_DATA, allocator::NULL)]);
+            assert_ne!(small, allocator::NULL);
+            omp_set_default_allocator(small);
+            let p = omp_alloc(64, allocator::NULL);
+            assert!(!p.is_null(), "the pool is too small, and the fallback is the default allocator");
+            omp_free(p, allocator::NULL);
+            omp_destroy_allocator(small);
+        });
+        done.send(()).unwrap();
+    });
+    finished.recv_timeout(std::time::Duration::from_secs(20)).expect("omp_alloc did not return: the fallback chain loops");
+}
