@@ -564,10 +564,10 @@ fn separately_compiled_files_link_with_offload_lto() {
 #[test]
 fn programs_that_never_set_a_default_allocator_drop_its_icv() {
     let dir = scratch_dir("def-allocator");
-    let keeps = |program: &str, symbol: &str| corpus_ptx(program, &dir).1.contains(symbol);
+    let (sets, never) = (corpus_ptx("device_icvs.c", &dir).1, corpus_ptx("tasks.c", &dir).1);
     for symbol in ["TEAM_DEF_ALLOCATOR", "DEFAULT_ALLOCATOR_SET"] {
-        assert!(keeps("device_icvs.c", symbol), "device_icvs.c sets a default allocator but has no {symbol}");
-        assert!(!keeps("tasks.c", symbol), "tasks.c never sets a default allocator but keeps {symbol}");
+        assert!(sets.contains(symbol), "device_icvs.c sets a default allocator but has no {symbol}");
+        assert!(!never.contains(symbol), "tasks.c never sets a default allocator but keeps {symbol}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
