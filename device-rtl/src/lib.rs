@@ -10,7 +10,7 @@
 //! Only [`arch`] knows which of the two it is; the C ABI lives in [`exports`]
 //! as one-line delegates into the target-independent modules.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics, core_intrinsics, asm_experimental_arch), allow(internal_features))]
+#![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics, core_intrinsics, asm_experimental_arch, linkage), allow(internal_features))]
 #![feature(c_variadic)]
 #![deny(unsafe_code, unsafe_op_in_unsafe_fn)]
 #![allow(clippy::missing_safety_doc)]
@@ -45,7 +45,9 @@ pub mod config;
 pub mod debug;
 pub mod deferred_free;
 pub mod exports;
+pub mod indirect_call;
 pub mod kernel;
+pub mod libc;
 pub mod mapping;
 pub mod memory;
 pub mod parallel;

@@ -11,6 +11,9 @@ use std::process::Command;
 /// prefixes ([`API_PREFIXES`]): compatibility entry points and globals.
 pub const EXTRA_API: &[&str] = &["__kmpc_parallel_51", "__kmpc_get_dynamic_shared", DEVICE_ENVIRONMENT];
 
+/// The C library functions the runtime defines, weak (`device-rtl/src/libc.rs`).
+pub const LIBC_API: &[&str] = &["__assert_fail", "abort", "puts", "memcmp", "strlen", "strcmp", "strncmp"];
+
 /// Name prefixes the OpenMP API (and LLVM's extensions of it) reserve: user
 /// code calls these through `omp.h`/`ompx.h`.
 pub const API_PREFIXES: &[&str] = &["omp_", "ompx_", "llvm_omp_", "__llvm_omp_"];
@@ -32,6 +35,7 @@ pub fn api_checker() -> Result<impl Fn(&str) -> bool> {
     Ok(move |n: &str| {
         names.iter().any(|x| x == n)
             || EXTRA_API.contains(&n)
+            || LIBC_API.contains(&n)
             || CONFIG_GLOBALS.contains(&n)
             || API_PREFIXES.iter().any(|p| n.starts_with(p))
     })

@@ -593,10 +593,13 @@ pub fn for_lto(ir: &str) -> String {
     let hidden: Vec<String> = ir
         .lines()
         .map(|line| match line.strip_prefix("define ") {
-            Some(rest) if !matches!(linkage_of(&rest[..rest.find('@').unwrap_or(0)].split_whitespace().collect::<Vec<_>>()), "private" | "internal") => {
-                format!("define hidden {}", rest.replace(" readnone", ""))
-            }
-            _ => line.to_string(),
+            Some(rest) => match linkage_of(&rest[..rest.find('@').unwrap_or(0)].split_whitespace().collect::<Vec<_>>()) {
+                "private" | "internal" => line.to_string(),
+                // Visibility follows the linkage keyword (the C library's weak functions).
+                "external" => format!("define hidden {}", rest.replace(" readnone", "")),
+                linkage => format!("define {linkage} hidden {}", rest.replacen(&format!("{linkage} "), "", 1).replace(" readnone", "")),
+            },
+            None => line.to_string(),
         })
         .collect();
     let mut out = calls_for_invokes(&hidden).join("\n");
@@ -701,9 +704,11 @@ mod tests {
     fn lto_runtime_hides_exported_definitions_and_drops_their_readnone() {
         let ir = "define void @omp_get_place_proc_ids(i32 noundef %p, ptr noundef readnone captures(none) %ids) #0 {\n\
                   define internal void @helper(ptr readnone %x) #0 {\n\
-                  declare void @ext(ptr readnone)\n";
+                  declare void @ext(ptr readnone)\n\
+                  define weak noundef i64 @strlen(ptr noundef readnone %s) #0 {\n";
         let out = for_lto(ir);
         assert!(out.contains("define hidden void @omp_get_place_proc_ids(i32 noundef %p, ptr noundef captures(none) %ids)"), "{out}");
+        assert!(out.contains("define weak hidden noundef i64 @strlen(ptr noundef %s)"), "{out}");
         assert!(out.contains("@helper(ptr readnone %x)"), "{out}");
         assert!(out.contains("declare void @ext(ptr readnone)"), "{out}");
     }

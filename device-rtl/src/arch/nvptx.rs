@@ -427,6 +427,42 @@ pub fn print_naming(what: &[u8], name: &[u8]) {
     }
 }
 
+/// Prints a NUL-terminated string and a newline with the device printf;
+/// returns what `vprintf` returns (negative on failure).
+///
+/// # Safety
+/// `s` is a NUL-terminated string.
+pub unsafe fn print_line(s: *const u8) -> i32 {
+    // SAFETY: one string for the one %s.
+    unsafe { vprintf(b"%s\n\0".as_ptr(), (&raw const s).cast()) }
+}
+
+/// Prints glibc's message for a failed `assert` and traps. Inlined into
+/// `__assert_fail`, the call user code makes, which keeps no runtime
+/// function out of line behind it.
+///
+/// # Safety
+/// `expr` and `file` are NUL-terminated strings; `function` is one or null.
+#[inline(always)]
+pub unsafe fn trap_assertion(expr: *const u8, file: *const u8, line: u32, function: *const u8) -> ! {
+    #[repr(C)]
+    struct Args {
+        file: *const u8,
+        line: u32,
+        function: *const u8,
+        separator: *const u8,
+        expr: *const u8,
+    }
+    let (function, separator) = if function.is_null() { (b"\0".as_ptr(), b"\0".as_ptr()) } else { (function, b": \0".as_ptr()) };
+    let args = Args { file, line, function, separator, expr };
+    // SAFETY: the fields match the format's directives, in order and in
+    // vprintf's layout (each argument at its own alignment).
+    unsafe {
+        vprintf(b"%s:%u: %s%sAssertion `%s' failed.\n\0".as_ptr(), (&raw const args).cast());
+        llvm_trap()
+    }
+}
+
 /// Per-team ("CTA-shared") runtime state. The build step that produces the
 /// bitcode moves every static in section `.omprt.shared` into addrspace(3),
 /// and fails if a mutable static is left in global memory unmarked.

@@ -523,6 +523,8 @@ struct DeviceScoped {
     nteams: std::sync::atomic::AtomicI32,
     teams_thread_limit: std::sync::atomic::AtomicI32,
     default_allocator_set: AtomicBool,
+    /// What the device printed ([`print_line`]).
+    output: Mutex<String>,
 }
 
 fn device_scoped() -> &'static DeviceScoped {
@@ -606,6 +608,47 @@ pub fn trap_naming(what: &[u8], name: &[u8]) -> ! {
 
 pub fn print_naming(what: &[u8], name: &[u8]) {
     eprintln!("omprt: {}: {}", c_str(what), c_str(name));
+}
+
+/// # Safety
+/// `s` is null or a NUL-terminated string.
+unsafe fn c_string(s: *const u8) -> String {
+    if s.is_null() {
+        return String::new();
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { std::ffi::CStr::from_ptr(s.cast()) }.to_string_lossy().into_owned()
+}
+
+/// Appends the line to the launching thread's device output
+/// ([`take_device_output`]).
+///
+/// # Safety
+/// `s` is a NUL-terminated string.
+pub unsafe fn print_line(s: *const u8) -> i32 {
+    // SAFETY: forwarded from the caller.
+    let line = unsafe { c_string(s) };
+    let mut out = lock(&device_scoped().output);
+    out.push_str(&line);
+    out.push('\n');
+    line.len() as i32 + 1
+}
+
+/// For tests, after a launch: what the launching thread's grids printed
+/// with [`print_line`] since the last call.
+pub fn take_device_output() -> String {
+    DEVICE_SCOPED.with(|d| std::mem::take(&mut *lock(&d.output)))
+}
+
+/// A trap whose message is glibc's for a failed `assert`.
+///
+/// # Safety
+/// `expr` and `file` are NUL-terminated strings; `function` is one or null.
+pub unsafe fn trap_assertion(expr: *const u8, file: *const u8, line: u32, function: *const u8) -> ! {
+    // SAFETY: forwarded from the caller.
+    let (expr, file, function) = unsafe { (c_string(expr), c_string(file), c_string(function)) };
+    let function = if function.is_empty() { function } else { function + ": " };
+    panic!("{file}:{line}: {function}Assertion `{expr}' failed.")
 }
 
 pub fn team_shared() -> &'static TeamSharedCell {

@@ -145,6 +145,13 @@ pub extern "C-unwind" fn omp_destroy_allocator(handle: u64) {
     allocator::destroy(handle)
 }
 
+/// The device function behind a host function pointer (`declare target
+/// indirect`); see [`crate::indirect_call`].
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn __llvm_omp_indirect_call_lookup(host: *const c_void) -> *const c_void {
+    crate::indirect_call::lookup(host.cast()).cast()
+}
+
 not_yet! {
     // Host-runtime style reductions, never emitted for a device by clang 22.
     fn __kmpc_reduce(IdentPtr, i32, i32, u64, VoidPtr, FnPtr, CriticalNamePtr) -> i32;

@@ -14,6 +14,7 @@ use core::ffi::c_void;
 
 pub mod api;
 pub mod kernel;
+pub mod libc;
 pub mod misc;
 pub mod ompx;
 pub mod parallel;

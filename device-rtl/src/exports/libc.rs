@@ -1,0 +1,48 @@
+//! The C library functions of [`crate::libc`]. On the GPU they are weak, so
+//! that a C library the user links (LLVM's for the GPU, say) takes
+//! precedence; in the host simulation they keep Rust names, which would
+//! otherwise replace the test process's own C library.
+
+use super::*;
+use crate::libc;
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn __assert_fail(expr: *const u8, file: *const u8, line: u32, function: *const u8) -> ! {
+    // SAFETY: glibc's `assert` passes its strings (the function's may be null).
+    unsafe { libc::fail_assertion(expr, file, line, function) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub extern "C-unwind" fn abort() -> ! {
+    libc::abort()
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn puts(s: *const u8) -> i32 {
+    // SAFETY: C's contract: a NUL-terminated string.
+    unsafe { libc::put_line(s) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn memcmp(left: *const c_void, right: *const c_void, count: usize) -> i32 {
+    // SAFETY: C's contract: both readable for `count` bytes.
+    unsafe { libc::compare_bytes(left.cast(), right.cast(), count) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strlen(s: *const u8) -> usize {
+    // SAFETY: C's contract: a NUL-terminated string.
+    unsafe { libc::string_length(s) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strcmp(left: *const u8, right: *const u8) -> i32 {
+    // SAFETY: C's contract: NUL-terminated strings.
+    unsafe { libc::compare_strings(left, right, usize::MAX) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strncmp(left: *const u8, right: *const u8, limit: usize) -> i32 {
+    // SAFETY: C's contract: NUL-terminated or `limit` bytes long.
+    unsafe { libc::compare_strings(left, right, limit) }
+}

@@ -1,0 +1,88 @@
+//! The C library functions user code calls in a target region that nothing
+//! else on the device defines: `assert`'s `__assert_fail`, `abort`, `puts`,
+//! and the byte and string comparisons of `<string.h>`.
+//!
+//! clang 22 links no C library for nvptx (Debian packages none), and nvlink
+//! resolves CUDA's `malloc`, `free` and `vprintf` but none of these: without
+//! them, a target region with an `assert` did not link. `memcpy`, `memset` and
+//! `memmove` need nothing here, since clang makes them LLVM intrinsics,
+//! which the back end expands in place.
+//!
+//! The comparisons read bytes through raw pointers as C's do: the caller
+//! vouches for the memory, as the C standard asks of it.
+#![allow(unsafe_code)]
+
+use crate::arch;
+
+/// `memcmp`: the sign of the first differing byte pair, compared unsigned.
+///
+/// # Safety
+/// `left` and `right` are readable for `count` bytes.
+pub unsafe fn compare_bytes(left: *const u8, right: *const u8, count: usize) -> i32 {
+    for i in 0..count {
+        // SAFETY: within the `count` bytes the caller vouches for.
+        let (l, r) = unsafe { (*left.add(i), *right.add(i)) };
+        if l != r {
+            return i32::from(l) - i32::from(r);
+        }
+    }
+    0
+}
+
+/// `strlen`.
+///
+/// # Safety
+/// `s` is a NUL-terminated string.
+pub unsafe fn string_length(s: *const u8) -> usize {
+    let mut n = 0;
+    // SAFETY: up to and including the terminating NUL.
+    while unsafe { *s.add(n) } != 0 {
+        n += 1;
+    }
+    n
+}
+
+/// `strncmp` (and `strcmp`, with `limit` `usize::MAX`): compares up to
+/// `limit` bytes, stopping after the first NUL or difference.
+///
+/// # Safety
+/// `left` and `right` are NUL-terminated or readable for `limit` bytes.
+pub unsafe fn compare_strings(left: *const u8, right: *const u8, limit: usize) -> i32 {
+    for i in 0..limit {
+        // SAFETY: byte `i` of each exists: no NUL came before it.
+        let (l, r) = unsafe { (*left.add(i), *right.add(i)) };
+        if l != r || l == 0 {
+            return i32::from(l) - i32::from(r);
+        }
+    }
+    0
+}
+
+/// `puts`: the string and a newline on the device's output; a non-negative
+/// number, or `EOF` (-1) where the device printf failed.
+///
+/// # Safety
+/// `s` is a NUL-terminated string.
+pub unsafe fn put_line(s: *const u8) -> i32 {
+    // SAFETY: forwarded from the caller.
+    if unsafe { arch::print_line(s) } < 0 { -1 } else { 0 }
+}
+
+/// `__assert_fail`, which glibc's `assert` calls when its expression is
+/// false: the message glibc prints on the host (without the program's name),
+/// then a trap, which ends the kernel with an error, as `abort` ends a host
+/// program.
+///
+/// # Safety
+/// `expr` and `file` are NUL-terminated strings; `function` is one or null.
+#[inline(always)]
+pub unsafe fn fail_assertion(expr: *const u8, file: *const u8, line: u32, function: *const u8) -> ! {
+    // SAFETY: forwarded from the caller.
+    unsafe { arch::trap_assertion(expr, file, line, function) }
+}
+
+/// `abort`: a trap, with a message, since a GPU thread cannot signal its
+/// process.
+pub fn abort() -> ! {
+    arch::trap_with_message(b"omprt: abort() called on the device\n\0")
+}
