@@ -226,6 +226,7 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
     unsafe {
         *arch::team_thread_states().field() = core::ptr::null_mut();
         *arch::team_loop_records().field() = core::ptr::null_mut();
+        *arch::team_task_records().field() = core::ptr::null_mut();
         *arch::team_def_allocator().field() = DEFAULT_ALLOCATOR;
     }
 }
@@ -387,6 +388,11 @@ pub const THREAD_STATES: PerThread<ThreadState> =
 /// ordered.c's kernels 8 bytes above LLVM 19's with `-foffload-lto`.
 pub const LOOP_RECORDS: PerThread<c_void> =
     PerThread { cell: arch::team_loop_records, header: 1, elements: core::marker::PhantomData };
+/// The explicit task each thread runs (`task`), for `omp_in_explicit_task`.
+/// Apart from the loop records: sharing their array would double it, and its
+/// zeroing, in every kernel with a dispatched loop.
+pub const TASK_RECORDS: PerThread<c_void> =
+    PerThread { cell: arch::team_task_records, header: 0, elements: core::marker::PhantomData };
 
 impl<T> PerThread<T> {
     #[inline(always)]
@@ -597,4 +603,5 @@ unsafe fn write_def_allocator(home: *mut ThreadState, handle: u64) {
 pub fn release_thread_states() {
     THREAD_STATES.release();
     LOOP_RECORDS.release();
+    TASK_RECORDS.release();
 }

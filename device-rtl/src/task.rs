@@ -6,7 +6,7 @@
 //! task at its task scheduling point, and then a task's dependences are met
 //! by the time a later task starts, `taskwait` and `taskgroup` have nothing
 //! left to wait for, and a `taskloop` is one task over the whole loop (as in
-//! LLVM's DeviceRTL). `detach` and task-reduction modifiers still trap.
+//! LLVM's DeviceRTL). `detach` still traps.
 //!
 //! Layout of an allocation: our [`Header`], then clang's task (a
 //! `omprt_abi::task::KmpTask`, or `KmpTaskLoop`, and the task's private
@@ -39,6 +39,12 @@ struct Header {
     destructors: bool,
     /// The gtid the task runs with, passed to its entry and destructors.
     gtid: i32,
+    /// The level of parallel regions the task runs at: a region inside the
+    /// task runs implicit tasks ([`in_explicit_task`]).
+    level: u32,
+    /// The thread's task record before this task began (null: none), which
+    /// its end puts back (`state::TASK_RECORDS`).
+    outer: *mut c_void,
 }
 
 /// The ICVs the `omp_set_*` routines change (a task's levels are its
@@ -137,8 +143,28 @@ pub unsafe fn begin(gtid: i32, task: *mut c_void) {
         (&raw mut (*h).def_allocator).write(state::def_allocator_in(mark));
         (&raw mut (*h).restore_team).write(restore_team);
         (&raw mut (*h).gtid).write(gtid);
+        (&raw mut (*h).level).write(level);
+    }
+    let slot = state::TASK_RECORDS.my_slot();
+    // SAFETY: this thread's own slot; the header as above.
+    unsafe {
+        (&raw mut (*h).outer).write(*slot);
+        *slot = h.cast();
     }
 }
+}
+
+/// `omp_in_explicit_task`: whether the calling thread runs an explicit task
+/// at its current level.
+pub fn in_explicit_task() -> bool {
+    if state::TASK_RECORDS.array_if_any().is_null() {
+        return false;
+    }
+    // SAFETY: this thread's own slot, and the header of a task it runs.
+    unsafe {
+        let top = (*state::TASK_RECORDS.existing_slot()).cast::<Header>();
+        !top.is_null() && (*top).level == state::icvs().level
+    }
 }
 
 /// Runs the destructors of the task's private copies, if clang asked for
@@ -188,6 +214,7 @@ pub unsafe fn end(task: *mut c_void) {
             state::update_team(|t| icvs.restore(&mut t.icvs));
             state::restore_def_allocator(mark, (*h).def_allocator);
         }
+        *state::TASK_RECORDS.existing_slot() = (*h).outer;
         // The block `alloc` made; the caller gives the task up.
         arch::free(h.cast());
     }

@@ -67,6 +67,18 @@ unsafe fn new_task(bytes: usize, shared: &[*mut c_void], entry: Entry) -> *mut c
     task
 }
 
+extern "C-unwind" fn do_nothing(_gtid: i32, _task: *mut c_void) -> i32 {
+    0
+}
+
+/// The heap blocks the calling thread holds once the team's array of task
+/// records (`state::TASK_RECORDS`, which lives until the kernel ends) exists:
+/// after a task of its own, the count its later tasks must leave as it is.
+unsafe fn live_blocks_with_task_records() -> i64 {
+    unsafe { __kmpc_omp_task(std::ptr::null(), 0, new_task(std::mem::size_of::<PlainTask>(), &[], do_nothing)) };
+    sim::live_heap_blocks()
+}
+
 /// Adds the private `a` to the shared counter.
 extern "C-unwind" fn add_private(_gtid: i32, task: *mut c_void) -> i32 {
     let t = task.cast::<PlainTask>();
@@ -93,7 +105,7 @@ fn tasks_run_when_created_and_free_themselves() {
     sim::launch(2, 64, || unsafe {
         __kmpc_target_init(env.get(), no_launch_env());
         let c = &counter as *const AtomicI32 as *mut c_void;
-        let live = sim::live_heap_blocks();
+        let live = live_blocks_with_task_records();
         let tid = omp_get_thread_num();
         __kmpc_taskgroup(std::ptr::null(), 0);
         let before = counter.load(Ordering::SeqCst);
@@ -244,7 +256,7 @@ fn taskloop_runs_each_iteration_once_and_flags_the_last() {
     }
     sim::launch(1, 1, || unsafe {
         __kmpc_target_init(env.get(), no_launch_env());
-        let live = sim::live_heap_blocks();
+        let live = live_blocks_with_task_records();
         let shared = [&hits as *const _ as *mut c_void, &liter as *const _ as *mut c_void];
         for (strict, lb, ub) in [(false, 0, 9), (true, 3, 15)] {
             let task = new_task(std::mem::size_of::<LoopTask>(), &shared, loop_body).cast::<LoopTask>();
@@ -313,7 +325,7 @@ fn taskloop_with_the_irbuilders_bounds_in_the_shared_block() {
     let env = spmd(32);
     sim::launch(1, 1, || unsafe {
         __kmpc_target_init(env.get(), no_launch_env());
-        let live = sim::live_heap_blocks();
+        let live = live_blocks_with_task_records();
         for (lb, ub, step, expected) in [(1, 10, 1, Some(55)), (-5, 5, 1, Some(0)), (10, -5, -3, Some(10 + 7 + 4 + 1 - 2 - 5)), (1, 0, 1, None), (0, 5, -1, None)] {
             let sum = AtomicI32::new(0);
             FLANG_LOOP_RUNS.store(0, Ordering::SeqCst);
@@ -454,4 +466,75 @@ fn a_task_runs_its_destructors_after_its_body() {
         __kmpc_target_deinit();
     });
     assert_eq!(*STEPS.lock().unwrap(), ["body", "destructors", "body", "destructors", "body"]);
+}
+
+thread_local! {
+    /// What `omp_in_explicit_task` said, in order, on this simulated thread.
+    static IN_TASK_LOG: std::cell::RefCell<Vec<i32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn log_in_task() {
+    IN_TASK_LOG.with(|l| l.borrow_mut().push(omp_in_explicit_task()));
+}
+
+extern "C-unwind" fn log_task(_gtid: i32, _task: *mut c_void) -> i32 {
+    log_in_task();
+    0
+}
+
+extern "C-unwind" fn log_region(_g: *mut i32, _b: *mut i32) {
+    log_in_task();
+}
+
+/// In the task, a nested task, the task again, a parallel region the task
+/// starts (implicit tasks), and the task once more.
+extern "C-unwind" fn nesting_task(_gtid: i32, _task: *mut c_void) -> i32 {
+    log_in_task();
+    unsafe {
+        __kmpc_omp_task(std::ptr::null(), 0, new_task(std::mem::size_of::<PlainTask>(), &[], log_task));
+        log_in_task();
+        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, log_region as *mut c_void, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0);
+    }
+    log_in_task();
+    0
+}
+
+/// The calls `nesting_task` logs around, from outside any task and back.
+unsafe fn log_tasks_around() -> Vec<i32> {
+    IN_TASK_LOG.with(|l| l.borrow_mut().clear());
+    log_in_task();
+    unsafe {
+        __kmpc_omp_task(std::ptr::null(), 0, new_task(std::mem::size_of::<PlainTask>(), &[], nesting_task));
+        log_in_task();
+        // `if(0)`: between the two calls clang makes around its entry.
+        let task = new_task(std::mem::size_of::<PlainTask>(), &[], log_task);
+        __kmpc_omp_task_begin_if0(std::ptr::null(), 0, task);
+        log_task(0, task);
+        __kmpc_omp_task_complete_if0(std::ptr::null(), 0, task);
+    }
+    log_in_task();
+    IN_TASK_LOG.with(|l| l.borrow().clone())
+}
+
+/// `omp_in_explicit_task` is true in an explicit task, nested ones and
+/// `if(0)` ones included, and false outside any, and in the implicit tasks of
+/// a parallel region inside one: in an SPMD kernel's threads and in a generic
+/// kernel's initial thread, outside any region.
+#[test]
+fn omp_in_explicit_task_is_true_in_explicit_tasks_only() {
+    const EXPECTED: [i32; 8] = [0, 1, 1, 1, 0, 1, 0, 1];
+    let expected_with_end = [&EXPECTED[..], &[0]].concat();
+    let env = spmd(64);
+    sim::launch(2, 64, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        assert_eq!(log_tasks_around(), expected_with_end, "thread {}", omp_get_thread_num());
+        __kmpc_target_deinit();
+    });
+    let env = Shared(kernel_env(ExecMode::GENERIC, 32));
+    sim::launch(1, 32, || unsafe {
+        if __kmpc_target_init(env.get(), no_launch_env()) == -1 {
+            assert_eq!(log_tasks_around(), expected_with_end);
+            __kmpc_target_deinit();
+        }
+    });
 }

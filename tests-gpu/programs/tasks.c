@@ -1,8 +1,8 @@
 // Explicit tasks in target regions: `task` (shared, firstprivate, `if(0)`,
 // `depend`), `taskwait`, `taskgroup`, `taskloop` with `lastprivate` and
-// `reduction`, a task's own ICVs, and tasks created by every thread of a
-// parallel region. omprt runs each task undeferred where it is created; the
-// results are those of any valid schedule (the host gives the same output).
+// `reduction`, a task's own ICVs, tasks by every thread of a parallel region
+// (`omp_in_explicit_task` tells them from implicit tasks). omprt runs tasks
+// undeferred; the results are any valid schedule's (the host gives them too).
 #include <omp.h>
 #include <stdio.h>
 
@@ -55,9 +55,10 @@ int main(void) {
     int t = omp_get_thread_num();
     for (int k = 0; k < 4; ++k) {
 #pragma omp task shared(per_thread) firstprivate(t, k)
-      per_thread[t] += k + 1;
+      per_thread[t] += (k + 1) * omp_in_explicit_task();
     }
 #pragma omp taskwait
+    per_thread[t] += 1000 * omp_in_explicit_task(); // an implicit task
   }
   for (int t = 0; t < THREADS; ++t)
     bad_threads += per_thread[t] != 10;

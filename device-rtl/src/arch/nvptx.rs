@@ -479,6 +479,8 @@ pub fn team_shared() -> &'static crate::state::TeamSharedCell {
 static TEAM_THREAD_STATES: crate::state::PerThreadArrayCell = crate::state::PerThreadArrayCell::new();
 #[unsafe(link_section = ".omprt.shared")]
 static TEAM_LOOP_RECORDS: crate::state::PerThreadArrayCell = crate::state::PerThreadArrayCell::new();
+#[unsafe(link_section = ".omprt.shared")]
+static TEAM_TASK_RECORDS: crate::state::PerThreadArrayCell = crate::state::PerThreadArrayCell::new();
 
 #[inline(always)]
 pub fn team_thread_states() -> &'static crate::state::PerThreadArrayCell {
@@ -488,6 +490,11 @@ pub fn team_thread_states() -> &'static crate::state::PerThreadArrayCell {
 #[inline(always)]
 pub fn team_loop_records() -> &'static crate::state::PerThreadArrayCell {
     &TEAM_LOOP_RECORDS
+}
+
+#[inline(always)]
+pub fn team_task_records() -> &'static crate::state::PerThreadArrayCell {
+    &TEAM_TASK_RECORDS
 }
 
 #[unsafe(link_section = ".omprt.shared")]

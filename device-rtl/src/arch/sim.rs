@@ -118,6 +118,7 @@ struct Block {
     team: TeamSharedCell,
     thread_states: crate::state::PerThreadArrayCell,
     loop_records: crate::state::PerThreadArrayCell,
+    task_records: crate::state::PerThreadArrayCell,
     def_allocator: crate::state::DefAllocatorCell,
     counters: crate::workshare::dispatch::TeamCounters,
     team_loop: crate::workshare::dispatch::TeamLoop,
@@ -242,6 +243,7 @@ where
                 team: TeamSharedCell::new(),
                 thread_states: crate::state::PerThreadArrayCell::new(),
                 loop_records: crate::state::PerThreadArrayCell::new(),
+                task_records: crate::state::PerThreadArrayCell::new(),
                 // Not the initial value: shared memory starts with garbage,
                 // and `init_team` must set it.
                 def_allocator: crate::state::DefAllocatorCell::holding(0xdead_beef),
@@ -665,6 +667,11 @@ pub fn team_thread_states() -> &'static crate::state::PerThreadArrayCell {
 pub fn team_loop_records() -> &'static crate::state::PerThreadArrayCell {
     // SAFETY: as for `team_shared`.
     with(|t| unsafe { &*(&t.block.loop_records as *const crate::state::PerThreadArrayCell) })
+}
+
+pub fn team_task_records() -> &'static crate::state::PerThreadArrayCell {
+    // SAFETY: as for `team_shared`.
+    with(|t| unsafe { &*(&t.block.task_records as *const crate::state::PerThreadArrayCell) })
 }
 
 pub fn team_def_allocator() -> &'static crate::state::DefAllocatorCell {

@@ -171,6 +171,10 @@ pub extern "C-unwind" fn omp_set_schedule(kind: i32, chunk: i32) {
 pub extern "C-unwind" fn omp_get_cancellation() -> i32 {
     0
 }
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn omp_in_explicit_task() -> i32 {
+    crate::task::in_explicit_task() as i32
+}
 /// Every task on the device runs undeferred where it is created
 /// (`crate::task`), as the tasks of a final task region do; so, as LLVM's
 /// DeviceRTL does, omprt answers that it runs in one.

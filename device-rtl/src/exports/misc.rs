@@ -172,7 +172,4 @@ not_yet! {
     fn __kmpc_task_allow_completion_event(IdentPtr, i32, VoidPtr) -> VoidPtr;
     fn __kmpc_proxy_task_completed_ooo(VoidPtr);
     fn omp_fulfill_event(u64);
-
-    // Needs the thread's task nesting, which nothing records yet.
-    fn omp_in_explicit_task() -> i32;
 }
