@@ -3,6 +3,9 @@
 //! `__llvm_omp_indirect_call_lookup`, in the host simulation. The
 //! comparisons are checked against the host's own C library.
 
+mod common;
+
+use common::trap_message;
 use omprt_device_rtl::arch::sim;
 use omprt_device_rtl::exports::libc::*;
 use omprt_device_rtl::exports::misc::__llvm_omp_indirect_call_lookup;
@@ -68,21 +71,20 @@ fn puts_prints_each_threads_line() {
     assert!(printed.ends_with('\n'));
 }
 
-fn trap_message(body: impl Fn() + Sync) -> String {
-    let failure = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim::launch(1, 1, &body)))
-        .expect_err("the device code did not trap");
-    failure.downcast_ref::<String>().cloned().unwrap_or_default()
+/// What `body`, run on one simulated thread, traps with.
+fn device_trap(body: impl Fn() + Sync) -> String {
+    trap_message(std::panic::AssertUnwindSafe(|| sim::launch(1, 1, &body)))
 }
 
 #[test]
 fn a_false_assert_traps_with_glibcs_message() {
     let (expr, file, function) = (c"n == 3", c"prog.c", c"int main(void)");
-    let message = trap_message(|| unsafe {
+    let message = device_trap(|| unsafe {
         __assert_fail(expr.as_ptr().cast(), file.as_ptr().cast(), 42, function.as_ptr().cast())
     });
     assert_eq!(message, "prog.c:42: int main(void): Assertion `n == 3' failed.");
     // A C library without `__PRETTY_FUNCTION__` passes no function.
-    let message = trap_message(|| unsafe {
+    let message = device_trap(|| unsafe {
         __assert_fail(expr.as_ptr().cast(), file.as_ptr().cast(), 7, std::ptr::null())
     });
     assert_eq!(message, "prog.c:7: Assertion `n == 3' failed.");
@@ -90,7 +92,7 @@ fn a_false_assert_traps_with_glibcs_message() {
 
 #[test]
 fn abort_traps_with_a_message() {
-    assert_eq!(trap_message(|| abort()), "omprt: abort() called on the device");
+    assert_eq!(device_trap(|| abort()), "omprt: abort() called on the device");
 }
 
 fn table_of(hosts: &[usize]) -> Vec<Entry> {
