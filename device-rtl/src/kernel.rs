@@ -85,6 +85,8 @@ pub fn worker_state_machine() {
 
 /// Called by the threads that got -1 from [`target_init`] when the region ends.
 pub fn target_deinit() {
+    // The kernel's tasks complete before it ends.
+    crate::detach::wait_all_if_used();
     // Inlined into each kernel, where openmp-opt folds the call: the mode in
     // the team state does not fold in a file with kernels of both modes.
     if crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0 {

@@ -44,6 +44,7 @@ pub mod arch;
 pub mod config;
 pub mod debug;
 pub mod deferred_free;
+pub mod detach;
 pub mod exports;
 pub mod indirect_call;
 pub mod kernel;

@@ -218,6 +218,8 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
         let n_states = thread_state_mark();
         // SAFETY: forwarded from the caller.
         unsafe { invoke_microtask(outlined, tid as i32, args, nargs) };
+        // The region's tasks complete before it ends.
+        crate::detach::wait_all_if_used();
         state::drop_states_since(n_states);
         if partial_team {
             arch::sync_threads_or(sync::BARRIER_PARTIAL_SPMD_TEAM, true);
@@ -379,8 +381,10 @@ pub fn kernel_parallel(work: &mut *mut c_void) -> bool {
     in_team
 }
 
-/// `__kmpc_kernel_end_parallel`: drop ICV changes made inside the region.
+/// `__kmpc_kernel_end_parallel`: the region's tasks complete (`detach`), and
+/// ICV changes made inside it go.
 pub fn kernel_end_parallel() {
+    crate::detach::wait_all_if_used();
     state::drop_states_since(core::ptr::null_mut());
 }
 

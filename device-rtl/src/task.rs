@@ -6,7 +6,9 @@
 //! task at its task scheduling point, and then a task's dependences are met
 //! by the time a later task starts, `taskwait` and `taskgroup` have nothing
 //! left to wait for, and a `taskloop` is one task over the whole loop (as in
-//! LLVM's DeviceRTL). `detach` still traps.
+//! LLVM's DeviceRTL). The exception is a task that depends on a sibling
+//! with `detach` whose event is not fulfilled: [`crate::detach`] keeps it
+//! for later.
 //!
 //! Layout of an allocation: our [`Header`], then clang's task (a
 //! `omprt_abi::task::KmpTask`, or `KmpTaskLoop`, and the task's private
@@ -16,7 +18,7 @@
 #![allow(unsafe_code)]
 
 use crate::workshare::iv::runs_no_iteration;
-use crate::{arch, mapping, memory, state};
+use crate::{arch, detach, mapping, memory, state};
 use core::ffi::c_void;
 use omprt_abi::task::{DESTRUCTORS_FLAG, KmpTask, LITER_AFTER_LB};
 
@@ -167,6 +169,26 @@ pub fn in_explicit_task() -> bool {
     }
 }
 
+/// The task whose children the calling thread creates now, for
+/// [`crate::detach`]: the explicit task it runs (its header's address), or
+/// else its implicit task at the current level (an odd number: below the
+/// explicit task it is nested in, if any, whose header is 16-byte aligned).
+pub fn context_key() -> usize {
+    let level = state::icvs().level;
+    let top = if state::TASK_RECORDS.array_if_any().is_null() {
+        core::ptr::null_mut()
+    } else {
+        // SAFETY: this thread's own slot.
+        unsafe { (*state::TASK_RECORDS.existing_slot()).cast::<Header>() }
+    };
+    // SAFETY: the header of a task the thread runs.
+    if !top.is_null() && unsafe { (*top).level } == level {
+        top as usize
+    } else {
+        top as usize + 1 + 2 * (level as usize % 8)
+    }
+}
+
 /// Runs the destructors of the task's private copies, if clang asked for
 /// that. Not part of [`end`]: behind a call of its own at -O0, clang's
 /// destructors (an indirect call, which nvlink sizes as the deepest function
@@ -215,13 +237,17 @@ pub unsafe fn end(task: *mut c_void) {
             state::restore_def_allocator(mark, (*h).def_allocator);
         }
         *state::TASK_RECORDS.existing_slot() = (*h).outer;
+        if let Some(detach) = detach::hooks() {
+            (detach.task_ended)(h as usize);
+        }
         // The block `alloc` made; the caller gives the task up.
         arch::free(h.cast());
     }
 }
 }
 
-/// `__kmpc_omp_task` and `__kmpc_omp_task_with_deps`: runs the task now.
+/// `__kmpc_omp_task` and `__kmpc_omp_task_with_deps`: runs the task now
+/// (and `detach`'s waits a task they deferred).
 ///
 /// # Safety
 /// `task` came from [`alloc`] with clang's entry `i32 (i32, kmp_task_t *)`
@@ -236,7 +262,16 @@ pub unsafe fn run(gtid: i32, task: *mut c_void) {
         let entry: arch::TaskEntry = core::mem::transmute((&raw const (*task.cast::<KmpTask>()).routine).read());
         entry(gtid, task);
         destroy_privates(task);
+        body_ended(task);
         end(task);
+    }
+}
+
+/// Where a task's completion may wait for its event (`detach`).
+#[inline(always)]
+pub fn body_ended(task: *mut c_void) {
+    if let Some(detach) = detach::hooks() {
+        (detach.body_ended)(task);
     }
 }
 

@@ -333,8 +333,8 @@ fn unimplemented_entry_points_trap_naming_themselves() {
         ("__kmpc_copyprivate", Box::new(|| unsafe {
             __kmpc_copyprivate(std::ptr::null(), 0, 0, std::ptr::null_mut(), std::ptr::null_mut(), 0);
         })),
-        ("__kmpc_task_allow_completion_event", Box::new(|| unsafe {
-            __kmpc_task_allow_completion_event(std::ptr::null(), 0, std::ptr::null_mut());
+        ("__kmpc_proxy_task_completed_ooo", Box::new(|| unsafe {
+            __kmpc_proxy_task_completed_ooo(std::ptr::null_mut());
         })),
     ];
     for (name, call) in &cases {

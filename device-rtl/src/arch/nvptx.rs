@@ -597,6 +597,25 @@ pub fn default_allocator_set() -> &'static core::sync::atomic::AtomicBool {
     &DEFAULT_ALLOCATOR_SET
 }
 
+/// The hooks of `detach` (null until the program makes a task with
+/// `detach`), and the tasks that wait for such tasks: device memory, written
+/// only by `__kmpc_task_allow_completion_event` and what it makes reachable,
+/// so that LLVM folds every `detach` hook away in programs without it.
+#[unsafe(link_section = ".omprt.device_global")]
+static DETACH_HOOKS: core::sync::atomic::AtomicPtr<crate::detach::Hooks> = core::sync::atomic::AtomicPtr::new(core::ptr::null_mut());
+#[unsafe(link_section = ".omprt.device_global")]
+static DETACH_TASKS: crate::detach::PendingTasks = crate::detach::PendingTasks::new();
+
+#[inline(always)]
+pub fn detach_hooks() -> &'static core::sync::atomic::AtomicPtr<crate::detach::Hooks> {
+    &DETACH_HOOKS
+}
+
+#[inline(always)]
+pub fn detach_tasks() -> &'static crate::detach::PendingTasks {
+    &DETACH_TASKS
+}
+
 /// Whether this copy is the archive's LTO member (`config::serves_out_of_line_callers`):
 /// the bitcode build compiles the runtime twice, once with the feature.
 #[inline(always)]

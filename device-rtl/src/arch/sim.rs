@@ -519,12 +519,14 @@ pub fn ordered_loops_seen() -> &'static AtomicBool {
     with(|t| unsafe { &*(&*t.grid.ordered_loops_seen as *const AtomicBool) })
 }
 
-/// What the GPU keeps in three device statics (see the nvptx backend).
+/// What the GPU keeps in device statics (see the nvptx backend).
 #[derive(Default)]
 struct DeviceScoped {
     nteams: std::sync::atomic::AtomicI32,
     teams_thread_limit: std::sync::atomic::AtomicI32,
     default_allocator_set: AtomicBool,
+    detach_hooks: std::sync::atomic::AtomicPtr<crate::detach::Hooks>,
+    detach_tasks: crate::detach::PendingTasks,
     /// What the device printed ([`print_line`]).
     output: Mutex<String>,
 }
@@ -544,6 +546,14 @@ pub fn device_teams_thread_limit() -> &'static std::sync::atomic::AtomicI32 {
 
 pub fn default_allocator_set() -> &'static AtomicBool {
     &device_scoped().default_allocator_set
+}
+
+pub fn detach_hooks() -> &'static std::sync::atomic::AtomicPtr<crate::detach::Hooks> {
+    &device_scoped().detach_hooks
+}
+
+pub fn detach_tasks() -> &'static crate::detach::PendingTasks {
+    &device_scoped().detach_tasks
 }
 
 /// For tests, between launches: how many blocks the launching thread's grids

@@ -168,8 +168,6 @@ not_yet! {
     fn __kmpc_threadprivate_cached(IdentPtr, i32, VoidPtr, u64, *mut *mut VoidPtr) -> VoidPtr;
     fn __kmpc_threadprivate_register(IdentPtr, VoidPtr, FnPtr, FnPtr, FnPtr);
 
-    // Tasking that the undeferred tasks of `exports::task` cannot give: `detach`.
-    fn __kmpc_task_allow_completion_event(IdentPtr, i32, VoidPtr) -> VoidPtr;
+    // Proxy tasks, which only the host runtime makes.
     fn __kmpc_proxy_task_completed_ooo(VoidPtr);
-    fn omp_fulfill_event(u64);
 }

@@ -3,8 +3,15 @@
 use super::*;
 use crate::{arch, mapping, sync};
 
+/// `barrier`, explicit or implicit: the team's tasks complete first (only
+/// `detach` can leave any), then its threads meet. `alwaysinline` once
+/// linked (`.omprt.always_inline_later`): at -O0 the `detach` hook's call
+/// gave it a 16-byte frame of its own, under every region's that calls it.
 #[unsafe(no_mangle)]
+#[inline(never)]
+#[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
 pub extern "C-unwind" fn __kmpc_barrier(_loc: IdentPtr, _gtid: i32) {
+    crate::detach::wait_all_if_used();
     sync::team_barrier()
 }
 
@@ -57,6 +64,7 @@ pub extern "C-unwind" fn __kmpc_barrier_simple_generic(_loc: IdentPtr, _gtid: i3
 /// is a barrier that reports "not cancelled".
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn __kmpc_cancel_barrier(_loc: IdentPtr, _gtid: i32) -> i32 {
+    crate::detach::wait_all_if_used();
     sync::team_barrier();
     0
 }

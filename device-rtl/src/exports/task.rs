@@ -1,8 +1,9 @@
 //! Explicit tasks: every task runs undeferred on the thread that creates it
-//! (see [`crate::task`]), so the waits and groups have nothing to wait for.
+//! (see [`crate::task`]), so the waits and groups have nothing to wait for,
+//! unless the program uses `detach` (see [`crate::detach`]).
 
 use super::*;
-use crate::task;
+use crate::{detach, task};
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_task_alloc(
@@ -40,17 +41,24 @@ pub unsafe extern "C-unwind" fn __kmpc_omp_task(_loc: IdentPtr, gtid: i32, new_t
 }
 
 /// Runs the task now: every task created before it has ended, so its
-/// dependences are met.
+/// dependences are met; with `detach`, unless it waits for a sibling that
+/// has not completed, in which case it runs at a later wait.
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_task_with_deps(
     _loc: IdentPtr,
     gtid: i32,
     new_task: VoidPtr,
-    _ndeps: i32,
-    _deps: VoidPtr,
+    ndeps: i32,
+    deps: VoidPtr,
     _ndeps_noalias: i32,
     _deps_noalias: VoidPtr,
 ) -> i32 {
+    if let Some(detach) = detach::hooks() {
+        // SAFETY: clang passes `ndeps` entries of `kmp_depend_info`.
+        if unsafe { (detach.defer_if_blocked)(gtid, new_task, ndeps, deps) } {
+            return 0;
+        }
+    }
     // SAFETY: as for `__kmpc_omp_task`.
     unsafe { task::run(gtid, new_task) };
     0
@@ -69,6 +77,7 @@ pub unsafe extern "C-unwind" fn __kmpc_omp_task_complete_if0(_loc: IdentPtr, _gt
     // SAFETY: the task `__kmpc_omp_task_begin_if0` began on this thread.
     unsafe {
         task::destroy_privates(new_task);
+        task::body_ended(new_task);
         task::end(new_task);
     }
 }
@@ -111,38 +120,68 @@ pub unsafe extern "C-unwind" fn __kmpc_taskloop_5(
     unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast(), st) }
 }
 
-/// `taskwait`: the thread's child tasks ran when they were created.
+/// `taskwait`: the thread's child tasks ran when they were created; with
+/// `detach`, runs the deferred ones and waits for their events.
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_taskwait(_loc: IdentPtr, _gtid: i32) -> i32 {
+    if let Some(detach) = detach::hooks() {
+        (detach.wait_children)();
+    }
     0
 }
 
-/// `taskwait depend(...)`: as `taskwait`.
+/// `taskwait depend(...)`: as `taskwait`, for the children it depends on.
+/// With `nowait`, an empty task with those dependences.
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_taskwait_deps_51(
     _loc: IdentPtr,
     _gtid: i32,
-    _ndeps: i32,
-    _deps: VoidPtr,
+    ndeps: i32,
+    deps: VoidPtr,
     _ndeps_noalias: i32,
     _deps_noalias: VoidPtr,
-    _has_no_wait: i32,
+    has_no_wait: i32,
 ) {
+    if let Some(detach) = detach::hooks() {
+        // SAFETY: clang passes `ndeps` entries of `kmp_depend_info`.
+        unsafe {
+            if has_no_wait != 0 { (detach.empty_task_with_deps)(ndeps, deps) } else { (detach.wait_dependences)(ndeps, deps, false) }
+        }
+    }
 }
 
-/// The dependences of an `if(0)` task: met, as for every task.
+/// The dependences of an `if(0)` task: met, as for every task; with
+/// `detach`, waited for.
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_wait_deps(
     _loc: IdentPtr,
     _gtid: i32,
-    _ndeps: i32,
-    _deps: VoidPtr,
+    ndeps: i32,
+    deps: VoidPtr,
     _ndeps_noalias: i32,
     _deps_noalias: VoidPtr,
 ) {
+    if let Some(detach) = detach::hooks() {
+        // SAFETY: clang passes `ndeps` entries of `kmp_depend_info`.
+        unsafe { (detach.wait_dependences)(ndeps, deps, true) }
+    }
 }
 
-/// `taskyield`: no other task is waiting to run.
+/// `detach(event)`: the task completes when `omp_fulfill_event` is called
+/// with the handle returned here, once its body has ended.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn __kmpc_task_allow_completion_event(_loc: IdentPtr, _gtid: i32, task: VoidPtr) -> VoidPtr {
+    detach::allow_completion_event(task)
+}
+
+/// Fulfils the event of a task with `detach` (from any thread of the device).
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn omp_fulfill_event(event: u64) {
+    detach::fulfill(event as usize as VoidPtr)
+}
+
+/// `taskyield`: no other task is waiting to run (one `detach` keeps runs at
+/// a wait).
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_taskyield(_loc: IdentPtr, _gtid: i32, _end_part: i32) -> i32 {
     0
@@ -161,11 +200,20 @@ pub unsafe extern "C-unwind" fn __kmpc_omp_reg_task_with_affinity(
 }
 
 #[unsafe(no_mangle)]
-pub unsafe extern "C-unwind" fn __kmpc_taskgroup(_loc: IdentPtr, _gtid: i32) {}
+pub unsafe extern "C-unwind" fn __kmpc_taskgroup(_loc: IdentPtr, _gtid: i32) {
+    if let Some(detach) = detach::hooks() {
+        (detach.begin_taskgroup)();
+    }
+}
 
-/// End of a `taskgroup`: its tasks, and theirs, have ended.
+/// End of a `taskgroup`: its tasks, and theirs, have ended; with `detach`,
+/// waited for.
 #[unsafe(no_mangle)]
-pub unsafe extern "C-unwind" fn __kmpc_end_taskgroup(_loc: IdentPtr, _gtid: i32) {}
+pub unsafe extern "C-unwind" fn __kmpc_end_taskgroup(_loc: IdentPtr, _gtid: i32) {
+    if let Some(detach) = detach::hooks() {
+        (detach.end_taskgroup)();
+    }
+}
 
 /// `taskgroup task_reduction(...)` (and `taskloop reduction(...)`): the
 /// group's tasks run one after another on this thread, so each can update
