@@ -6,7 +6,8 @@
 //! is not fulfilled, or a task deferred for that reason. Such a task is
 //! *deferred*: kept in a list and run by the thread that created it at a
 //! later wait (`taskwait`, the end of a `taskgroup`, a task's or a `taskwait`'s
-//! dependences, a barrier, the end of a region or of the kernel), once its
+//! dependences, a barrier, the end of a region, which for a serialized nested
+//! region is that of a taskgroup, or of the kernel), once its
 //! dependences are met. Running it at once instead would break the
 //! dependence, and waiting there would hang a program that fulfils the event
 //! later on the same thread, which OpenMP allows.

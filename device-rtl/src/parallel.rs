@@ -115,12 +115,19 @@ fn is_clangs_spmd_call(wrapper: *mut c_void, nargs: i64) -> bool {
     wrapper.is_null() && arch::is_compile_time_constant(nargs)
 }
 
-/// Runs the region on the calling thread alone, one level deeper.
+/// Runs the region on the calling thread alone, one level deeper. Its
+/// tasks complete before it ends: with `detach`, the region is a taskgroup.
 #[inline(always)]
 unsafe fn serialized(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
     let on_team_state = enter_serialized();
+    if let Some(detach) = crate::detach::hooks() {
+        (detach.begin_taskgroup)();
+    }
     // SAFETY: forwarded from the caller.
     unsafe { invoke_microtask(outlined, 0, args, nargs) };
+    if let Some(detach) = crate::detach::hooks() {
+        (detach.end_taskgroup)();
+    }
     exit_serialized(on_team_state);
 }
 

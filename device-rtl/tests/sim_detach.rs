@@ -502,3 +502,50 @@ fn a_parallel_region_completes_its_tasks() {
         __kmpc_target_deinit();
     });
 }
+
+static NESTED_LOG: AtomicU64 = AtomicU64::new(0);
+
+fn nested_log() -> &'static Log {
+    unsafe { &*(NESTED_LOG.load(Ordering::SeqCst) as *const Log) }
+}
+
+/// A nested region (run serialized): keeps a task that waits for a
+/// detached one whose event it fulfils.
+extern "C-unwind" fn inner_region(_g: *mut i32, _b: *mut i32) {
+    unsafe {
+        let ev = writer_then_reader(nested_log(), 1, 2);
+        omp_fulfill_event(ev);
+        assert!(!nested_log().ran(2));
+    }
+}
+
+/// The outer region: a detached task of its own, fulfilled only after the
+/// nested region, which must not wait for it.
+extern "C-unwind" fn outer_region(_g: *mut i32, _b: *mut i32) {
+    unsafe {
+        let (own, own_ev) = make(nested_log(), 10, true);
+        submit(own, &[dep(5, INOUT)]);
+        omprt_device_rtl::exports::parallel::__kmpc_parallel_60(
+            std::ptr::null(), 0, 1, -1, -1, inner_region as *mut c_void, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0,
+        );
+        assert!(nested_log().ran(2), "the nested region ended before its kept task ran");
+        omp_fulfill_event(own_ev);
+    }
+}
+
+/// A serialized nested region's tasks complete before it ends, and only
+/// those: the enclosing region's detached task, fulfilled after it, does
+/// not hold it up.
+#[test]
+fn a_nested_region_completes_its_own_tasks_only() {
+    let env = Shared(kernel_env(ExecMode::SPMD, 1));
+    let log = Log::default();
+    NESTED_LOG.store(&log as *const Log as u64, Ordering::SeqCst);
+    sim::launch(1, 1, || unsafe {
+        __kmpc_target_init(env.get(), no_launch_env());
+        omprt_device_rtl::exports::parallel::__kmpc_parallel_60(
+            std::ptr::null(), 0, 1, -1, -1, outer_region as *mut c_void, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0,
+        );
+        __kmpc_target_deinit();
+    });
+}
