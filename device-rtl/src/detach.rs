@@ -171,6 +171,8 @@ pub struct Hooks {
     pub task_ended: fn(usize),
     /// `taskwait`.
     pub wait_children: fn(),
+    /// `taskyield`: runs a kept child whose dependences are met, if any.
+    pub yield_to_a_child: fn(),
     /// `taskwait depend(...)`, and with `true` an `if(0)` task's dependences.
     pub wait_dependences: unsafe fn(i32, *const c_void, bool),
     /// `taskwait depend(...) nowait`.
@@ -186,6 +188,7 @@ static HOOKS: Hooks = Hooks {
     body_ended,
     task_ended,
     wait_children,
+    yield_to_a_child,
     wait_dependences: wait_dependences_raw,
     empty_task_with_deps: empty_task_with_deps_raw,
     wait_all,
@@ -554,6 +557,13 @@ fn wait(waited: Waited) {
 /// `taskwait`: the current task's children have completed.
 pub fn wait_children() {
     wait(Waited::Children(context_key()))
+}
+
+/// `taskyield`: runs one kept child of the current task whose dependences
+/// are met, so that a thread that spins on `taskyield` waiting for such a
+/// task's work does not hang.
+pub fn yield_to_a_child() {
+    run_one_ready(me(), Waited::Children(context_key()));
 }
 
 /// `taskwait depend(...)` and an `if(0)` task's dependences.

@@ -549,3 +549,28 @@ fn a_nested_region_completes_its_own_tasks_only() {
         __kmpc_target_deinit();
     });
 }
+
+static YIELD_FLAG: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the flag a spinning thread waits for.
+extern "C-unwind" fn set_flag(_gtid: i32, _task: *mut c_void) -> i32 {
+    YIELD_FLAG.store(1, Ordering::SeqCst);
+    0
+}
+
+/// A thread that spins on `taskyield`, waiting for the work of a task kept
+/// until a detached sibling completed, runs that task there.
+#[test]
+fn taskyield_runs_a_kept_child() {
+    let log = Log::default();
+    on_one_thread(|| unsafe {
+        let (a, ev) = make(&log, 1, true);
+        submit(a, &[dep(0, INOUT)]);
+        let flagger = __kmpc_omp_task_alloc(std::ptr::null(), 0, TIED, std::mem::size_of::<DetTask>() as u64, 0, set_flag as *mut c_void);
+        submit(flagger, &[dep(0, IN)]);
+        omp_fulfill_event(ev);
+        assert_eq!(YIELD_FLAG.load(Ordering::SeqCst), 0, "the kept task ran before a task scheduling point");
+        __kmpc_omp_taskyield(std::ptr::null(), 0, 0);
+        assert_eq!(YIELD_FLAG.load(Ordering::SeqCst), 1, "taskyield did not run the kept task whose dependences were met");
+    });
+}

@@ -180,10 +180,13 @@ pub unsafe extern "C-unwind" fn omp_fulfill_event(event: u64) {
     detach::fulfill(event as usize as VoidPtr)
 }
 
-/// `taskyield`: no other task is waiting to run (one `detach` keeps runs at
-/// a wait).
+/// `taskyield`: no other task is waiting to run, but for a child `detach`
+/// kept, which runs here once its dependences are met.
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_taskyield(_loc: IdentPtr, _gtid: i32, _end_part: i32) -> i32 {
+    if let Some(detach) = detach::hooks() {
+        (detach.yield_to_a_child)();
+    }
     0
 }
 
