@@ -17,9 +17,9 @@
 //! deferred ones, and those the list already knows about (a task with
 //! `detach` from `__kmpc_task_allow_completion_event` on, whose entry is its
 //! event handle). The rest of the runtime reaches this module only through
-//! [`hooks`], a table that only that function publishes (in device memory):
-//! elsewhere LLVM folds the table's load to null and every hook away with
-//! it, and at -O0, where nothing folds, the calls through it are indirect
+//! [`hooks`] (its functions are private to keep it so), a table that only
+//! that function publishes (in device memory): elsewhere LLVM folds the
+//! table's load to null and every hook away with it, and at -O0, where nothing folds, the calls through it are indirect
 //! calls of functions the program does not contain (direct calls gave every
 //! -O0 kernel the 67 registers of these functions: nvlink sizes a kernel by
 //! the largest function it may call). A program without `detach` pays
@@ -54,7 +54,7 @@ pub mod dep_flags {
 /// before it with dependence `a`. Two `in`s, two `inoutset`s and two
 /// `mutexinoutset`s of one address do not order their tasks (tasks of one
 /// mutual-exclusion set run here one at a time anyway).
-pub fn conflicts(a: &DependInfo, b: &DependInfo) -> bool {
+fn conflicts(a: &DependInfo, b: &DependInfo) -> bool {
     use dep_flags::*;
     if a.flags & ALL_MEMORY != 0 || b.flags & ALL_MEMORY != 0 {
         return true;
@@ -163,11 +163,11 @@ impl Default for PendingTasks {
 /// `detach` on this device.
 pub struct Hooks {
     /// `__kmpc_omp_task_with_deps`: whether the task must wait for a
-    /// sibling, in which case it is kept to run later ([`defer_if_blocked`]).
+    /// sibling, in which case it is kept to run later (`defer_if_blocked`).
     pub defer_if_blocked: unsafe fn(i32, *mut c_void, i32, *const c_void) -> bool,
-    /// A task's body ended ([`body_ended`]).
+    /// A task's body ended (`body_ended`).
     pub body_ended: fn(*mut c_void),
-    /// A task ended ([`task_ended`]); its header's address.
+    /// A task ended (`task_ended`); its header's address.
     pub task_ended: fn(usize),
     /// `taskwait`.
     pub wait_children: fn(),
@@ -334,7 +334,7 @@ fn copy_deps(deps: &[DependInfo]) -> *mut DependInfo {
 ///
 /// # Safety
 /// `deps` points to `ndeps` entries, or `ndeps` is 0.
-pub unsafe fn dep_slice<'a>(ndeps: i32, deps: *const c_void) -> &'a [DependInfo] {
+unsafe fn dep_slice<'a>(ndeps: i32, deps: *const c_void) -> &'a [DependInfo] {
     if ndeps <= 0 || deps.is_null() {
         return &[];
     }
@@ -390,7 +390,7 @@ unsafe fn defer_if_blocked_raw(gtid: i32, task: *mut c_void, ndeps: i32, deps: *
 /// sibling, in which case it is kept to run later and the caller must not
 /// run it. A task with `detach` that runs now keeps its dependences for its
 /// siblings to wait on once its body ends.
-pub fn defer_if_blocked(gtid: i32, task: *mut c_void, deps: &[DependInfo]) -> bool {
+fn defer_if_blocked(gtid: i32, task: *mut c_void, deps: &[DependInfo]) -> bool {
     let (owner, parent) = (me(), context_key());
     with_list(|l| {
         let known = l.find_task(task);
@@ -415,7 +415,7 @@ pub fn defer_if_blocked(gtid: i32, task: *mut c_void, deps: &[DependInfo]) -> bo
 
 /// For `taskwait depend(...) nowait`: an empty task with these
 /// dependences, kept if it must wait (later tasks then wait for it).
-pub fn empty_task_with_deps(deps: &[DependInfo]) {
+fn empty_task_with_deps(deps: &[DependInfo]) {
     let (owner, parent) = (me(), context_key());
     with_list(|l| {
         if l.blocks(owner, parent, u64::MAX, deps) {
@@ -432,7 +432,7 @@ pub fn empty_task_with_deps(deps: &[DependInfo]) {
 /// After a task's body (and its private copies' destructors), before the
 /// task is freed: a task with `detach` whose event is not fulfilled stays
 /// in the list, detached; a deferred one without leaves it.
-pub fn body_ended(task: *mut c_void) {
+fn body_ended(task: *mut c_void) {
     with_list(|l| {
         let Some(e) = l.find_task(task) else { return };
         // SAFETY: a live entry of the list.
@@ -450,7 +450,7 @@ pub fn body_ended(task: *mut c_void) {
 /// For `__kmpc_omp_wait_deps`, which clang calls with the dependences of an
 /// `if(0)` task just before it runs: a task with `detach` keeps them for its
 /// siblings to wait on once its body ends.
-pub fn note_if0_dependences(deps: &[DependInfo]) {
+fn note_if0_dependences(deps: &[DependInfo]) {
     let (owner, parent) = (me(), context_key());
     with_list(|l| {
         // SAFETY: live entries. Only the `if(0)` task about to run can be a
@@ -468,7 +468,7 @@ pub fn note_if0_dependences(deps: &[DependInfo]) {
 
 /// When a task ends, its children left in the list get a key of their own:
 /// a later task may get its address.
-pub fn task_ended(key: usize) {
+fn task_ended(key: usize) {
     with_list(|l| {
         let orphans = (1usize << (usize::BITS - 1)) | l.next_seq as usize;
         l.next_seq += 1;
@@ -555,19 +555,19 @@ fn wait(waited: Waited) {
 }
 
 /// `taskwait`: the current task's children have completed.
-pub fn wait_children() {
+fn wait_children() {
     wait(Waited::Children(context_key()))
 }
 
 /// `taskyield`: runs one kept child of the current task whose dependences
 /// are met, so that a thread that spins on `taskyield` waiting for such a
 /// task's work does not hang.
-pub fn yield_to_a_child() {
+fn yield_to_a_child() {
     run_one_ready(me(), Waited::Children(context_key()));
 }
 
 /// `taskwait depend(...)` and an `if(0)` task's dependences.
-pub fn wait_dependences(deps: &[DependInfo]) {
+fn wait_dependences(deps: &[DependInfo]) {
     wait(Waited::Dependences(context_key(), deps))
 }
 
@@ -596,12 +596,12 @@ unsafe fn empty_task_with_deps_raw(ndeps: i32, deps: *const c_void) {
 
 /// Everything the calling thread created: at a barrier and at the end of a
 /// region or of the kernel.
-pub fn wait_all() {
+fn wait_all() {
     wait(Waited::All)
 }
 
 /// `__kmpc_taskgroup`: notes where the group starts.
-pub fn begin_taskgroup() {
+fn begin_taskgroup() {
     let (owner, parent) = (me(), context_key());
     with_list(|l| {
         l.push(owner, parent, Kind::Group);
@@ -612,7 +612,7 @@ pub fn begin_taskgroup() {
 /// group's start, the group's tasks and their descendants. Without a start
 /// of this task's (the first `detach` came inside the group), everything the
 /// thread created, all of it inside the group.
-pub fn end_taskgroup() {
+fn end_taskgroup() {
     let (owner, parent) = (me(), context_key());
     let start = with_list(|l| {
         // SAFETY: live entries.

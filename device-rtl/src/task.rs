@@ -156,17 +156,29 @@ pub unsafe fn begin(gtid: i32, task: *mut c_void) {
 }
 }
 
+/// The calling thread's innermost task (its header), or null: the task it
+/// runs, or the one a parallel region it runs is nested in.
+fn innermost_task() -> *mut Header {
+    if state::TASK_RECORDS.array_if_any().is_null() {
+        return core::ptr::null_mut();
+    }
+    // SAFETY: this thread's own slot.
+    unsafe { (*state::TASK_RECORDS.existing_slot()).cast() }
+}
+
+/// Whether `top` (from [`innermost_task`]) is the task the thread runs at
+/// `level`, not one a region it runs is nested in.
+fn runs_at(top: *mut Header, level: u32) -> bool {
+    // SAFETY: the header of a task the thread runs.
+    !top.is_null() && unsafe { (*top).level } == level
+}
+
 /// `omp_in_explicit_task`: whether the calling thread runs an explicit task
 /// at its current level.
 pub fn in_explicit_task() -> bool {
-    if state::TASK_RECORDS.array_if_any().is_null() {
-        return false;
-    }
-    // SAFETY: this thread's own slot, and the header of a task it runs.
-    unsafe {
-        let top = (*state::TASK_RECORDS.existing_slot()).cast::<Header>();
-        !top.is_null() && (*top).level == state::icvs().level
-    }
+    let top = innermost_task();
+    // The level is read only where there is a task to compare it with.
+    !top.is_null() && runs_at(top, state::icvs().level)
 }
 
 /// The task whose children the calling thread creates now, for
@@ -174,19 +186,8 @@ pub fn in_explicit_task() -> bool {
 /// else its implicit task at the current level (an odd number: below the
 /// explicit task it is nested in, if any, whose header is 16-byte aligned).
 pub fn context_key() -> usize {
-    let level = state::icvs().level;
-    let top = if state::TASK_RECORDS.array_if_any().is_null() {
-        core::ptr::null_mut()
-    } else {
-        // SAFETY: this thread's own slot.
-        unsafe { (*state::TASK_RECORDS.existing_slot()).cast::<Header>() }
-    };
-    // SAFETY: the header of a task the thread runs.
-    if !top.is_null() && unsafe { (*top).level } == level {
-        top as usize
-    } else {
-        top as usize + 1 + 2 * (level as usize % 8)
-    }
+    let (top, level) = (innermost_task(), state::icvs().level);
+    if runs_at(top, level) { top as usize } else { top as usize + 1 + 2 * (level as usize % 8) }
 }
 
 /// Runs the destructors of the task's private copies, if clang asked for
