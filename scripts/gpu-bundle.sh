@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packs what the GPU machine needs to run the lowering corpus into
 # .gpu-bundle/ (git-ignored, under the 64 MiB a device call carries):
-#   corpus.tar.xz  the executables built by `cargo xtask corpus` (-O0, -O2 and
-#             -O2 -foffload-lto) and expected outputs (packed: 22 MB of
+#   corpus.tar.xz  the executables built by `cargo xtask corpus` (-O0, -O2, and
+#             both with -foffload-lto) and expected outputs (packed: 22 MB of
 #             executables took the bundle past 64 MiB on 2026-11-26)
 #   libs.tar.xz  Debian's host offload runtime (libomptarget.so.22.1) and the
 #             shared libraries it needs beyond glibc/libstdc++ (libLLVM.so.22.1 …)
@@ -19,7 +19,7 @@ bundle="$root/.gpu-bundle"
 ls "$corpus"/*.O2 >/dev/null 2>&1 || die "no corpus executables in $corpus: run 'cargo xtask corpus' first"
 
 rm -rf "$bundle" && mkdir -p "$bundle/corpus" "$bundle/lib"
-for exe in "$corpus"/*.O0 "$corpus"/*.O2 "$corpus"/*.O2lto; do cp "$exe" "$bundle/corpus/"; done
+for exe in "$corpus"/*.O0 "$corpus"/*.O2 "$corpus"/*.O0lto "$corpus"/*.O2lto; do cp "$exe" "$bundle/corpus/"; done
 cp "$root"/tests-gpu/programs/*.expected "$bundle/corpus/"
 
 # Everything the host runtime loads except the C/C++ runtime the GPU machine has.

@@ -21,7 +21,7 @@ summary="$out/gpu-summary.txt"
     echo "host runtime: Debian libomptarget.so.22.1; device runtime: omprt"
 } >"$summary"
 pass=0; fail=0
-for exe in "$corpus"/*.O0 "$corpus"/*.O2 "$corpus"/*.O2lto; do
+for exe in "$corpus"/*.O0 "$corpus"/*.O2 "$corpus"/*.O0lto "$corpus"/*.O2lto; do
     name=$(basename "$exe")
     # A build level's own expected output (name.O0.expected) comes first.
     expected="$corpus/$name.expected"

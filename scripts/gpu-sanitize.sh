@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the packed corpus of one build level (O0, O2 or O2lto; default O2)
+# Runs the packed corpus of one build level (O0, O2, O0lto or O2lto; default O2)
 # under compute-sanitizer's memcheck on a GPU machine. Copied into
 # .gpu-bundle/sanitize.sh by scripts/gpu-bundle.sh. Writes
 # ${OUT:-.}/gpu-memcheck-<level>.txt: per executable its exit status and

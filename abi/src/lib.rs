@@ -18,6 +18,15 @@ pub mod sched;
 pub mod symbols;
 pub mod task;
 
+/// The most captured variables a parallel region may pass to the
+/// out-of-line `__kmpc_parallel_60` of `libompdevice.a`'s LTO member, which
+/// clang's calls reach at `-O0 -foffload-lto` (its link inlines nothing);
+/// elsewhere clang's calls are inlined and take any count it emits. flang
+/// passes one block or none. More traps with a message. The limit keeps
+/// that copy's caller of the region (about 4.5 registers per argument) within
+/// `__kmpc_parallel_60`'s own registers, which flang's kernels take.
+pub const MAX_OUT_OF_LINE_REGION_ARGS: i64 = 11;
+
 pub use environment::{
     ConfigurationEnvironment, DeviceDebugKind, DeviceEnvironment, DynamicEnvironment,
     KernelEnvironment, KernelLaunchEnvironment, KLE_NONE,

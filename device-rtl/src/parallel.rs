@@ -58,17 +58,63 @@ fn must_serialize(if_expr: i32) -> bool {
 pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) {
     let run_alone = must_serialize(if_expr)
         || if in_spmd_kernel(wrapper, nargs) {
-            // SAFETY: forwarded from the caller.
-            unsafe { spmd_region(if_expr, num_threads, outlined, args, nargs, is_clangs_spmd_call(wrapper, nargs)) };
+            if is_out_of_line_call(nargs) && !(0..=1).contains(&nargs) {
+                // SAFETY: forwarded from the caller.
+                unsafe { spmd_region_apart(if_expr, num_threads, outlined, args, nargs) };
+            } else {
+                // SAFETY: forwarded from the caller.
+                unsafe { spmd_region::<false>(if_expr, num_threads, outlined, args, nargs, is_clangs_spmd_call(wrapper, nargs)) };
+            }
             false
         } else {
             // SAFETY: forwarded from the caller.
             !unsafe { generic_region(num_threads, outlined, wrapper, args, nargs) }
         };
     if run_alone {
-        // SAFETY: forwarded from the caller.
-        unsafe { serialized(outlined, args, nargs) }
+        if is_out_of_line_call(nargs) {
+            // SAFETY: forwarded from the caller.
+            unsafe { serialized_apart(outlined, args, nargs) }
+        } else {
+            // SAFETY: forwarded from the caller.
+            unsafe { serialized::<false>(outlined, args, nargs) }
+        }
     }
+}
+
+/// [`spmd_region`] as a function of its own, for the out-of-line copy's
+/// regions of more than one argument (clang's at `-O0 -foffload-lto`): its
+/// call of `call_with_many` inside `__kmpc_parallel_60` took that function
+/// from 62 to 67 registers (nvlink sizes every flang kernel by it); here it
+/// takes 38.
+///
+/// # Safety
+/// As [`parallel_60`].
+#[inline(never)]
+unsafe fn spmd_region_apart(if_expr: i32, num_threads: i32, outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
+    // SAFETY: forwarded from the caller.
+    unsafe { spmd_region::<true>(if_expr, num_threads, outlined, args, nargs, false) }
+}
+
+/// Whether this is the archive's out-of-line copy, which flang's calls (and
+/// clang's at `-O0 -foffload-lto`) reach with an argument count that is no
+/// constant; clang's calls, inlined, know theirs.
+#[inline(always)]
+fn is_out_of_line_call(nargs: i64) -> bool {
+    config::serves_out_of_line_callers() && !arch::is_compile_time_constant(nargs)
+}
+
+/// [`serialized`] as a function of its own, for the out-of-line copy: nvlink
+/// gives a kernel the registers of the largest function it may call, and
+/// inside `__kmpc_parallel_60` this path made that function 68 registers
+/// (62 without it; this one 54), and so every flang kernel with a region.
+/// It takes any arity up to `call_with_many`'s.
+///
+/// # Safety
+/// As [`parallel_60`].
+#[inline(never)]
+unsafe fn serialized_apart(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
+    // SAFETY: forwarded from the caller.
+    unsafe { serialized::<true>(outlined, args, nargs) }
 }
 
 /// Whether the region runs in an SPMD kernel. clang passes no wrapper
@@ -118,13 +164,13 @@ fn is_clangs_spmd_call(wrapper: *mut c_void, nargs: i64) -> bool {
 /// Runs the region on the calling thread alone, one level deeper. Its
 /// tasks complete before it ends: with `detach`, the region is a taskgroup.
 #[inline(always)]
-unsafe fn serialized(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
+unsafe fn serialized<const ANY_ARITY: bool>(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
     let on_team_state = enter_serialized();
     if let Some(detach) = crate::detach::hooks() {
         (detach.begin_taskgroup)();
     }
     // SAFETY: forwarded from the caller.
-    unsafe { invoke_microtask(outlined, 0, args, nargs) };
+    unsafe { invoke_microtask::<ANY_ARITY>(outlined, 0, args, nargs) };
     if let Some(detach) = crate::detach::hooks() {
         (detach.end_taskgroup)();
     }
@@ -168,7 +214,14 @@ fn exit_serialized(on_team_state: bool) {
 /// out of line, and every -O2 kernel with a region then called the outlined
 /// function through all arities (ordered.c 26 -> 85 registers).
 #[inline(always)]
-unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, args: *mut *mut c_void, nargs: i64, clangs_spmd_call: bool) {
+unsafe fn spmd_region<const ANY_ARITY: bool>(
+    if_expr: i32,
+    num_threads: i32,
+    outlined: *mut c_void,
+    args: *mut *mut c_void,
+    nargs: i64,
+    clangs_spmd_call: bool,
+) {
     let tid = mapping::thread_id_in_block();
     // Every thread computes the same team: the code before an SPMD region
     // runs alike in every thread, so each sees the same ICVs and block. Each
@@ -224,7 +277,7 @@ unsafe fn spmd_region(if_expr: i32, num_threads: i32, outlined: *mut c_void, arg
     if tid < n {
         let n_states = thread_state_mark();
         // SAFETY: forwarded from the caller.
-        unsafe { invoke_microtask(outlined, tid as i32, args, nargs) };
+        unsafe { invoke_microtask::<ANY_ARITY>(outlined, tid as i32, args, nargs) };
         // The region's tasks complete before it ends.
         crate::detach::wait_all_if_used();
         state::drop_states_since(n_states);
@@ -411,6 +464,10 @@ pub unsafe fn invoke_wrapper(wrapper: *mut c_void, tid: u32) {
     unsafe { f(0, tid as i32) }
 }
 
+/// See `call_with_many`.
+const MAX_ARGS_OUT_OF_LINE: i64 = omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS;
+const _: () = assert!(MAX_ARGS_OUT_OF_LINE == 11, "call_with_many's trap message names 11");
+
 /// Defines one caller per arity and the dispatcher over them.
 ///
 /// Each caller is a function of its own while rustc optimises the runtime
@@ -434,34 +491,35 @@ macro_rules! microtask_arities {
         ///
         /// Out of line in the archive's LTO member it calls one block of
         /// captured variables or none, the OpenMPIRBuilder's (flang's) two
-        /// arities: every arity up to 32 made that copy of
+        /// arities, itself: every arity up to 32 made that copy of
         /// `__kmpc_parallel_60`, and so every flang kernel, 150 registers (up
         /// to 8: 68, but clang's `-foffload-lto` link of schedules.c then
         /// ran for over 20 minutes, in openmp-opt; 7 s with two). Clang's
-        /// calls reach that copy at `-O0 -foffload-lto`, whose link
-        /// inlines nothing; with more arguments they trap, saying so. The
-        /// branch is on `llvm.is.constant` itself, which the code generator
-        /// lowers to false there and then removes the arms it no longer
-        /// reaches (a test of `nargs` before the full `match` left every arm:
-        /// 150); clang's inlined calls, whose count is a constant, keep the
-        /// arm of their arity.
+        /// calls reach that copy at `-O0 -foffload-lto`, whose link inlines
+        /// nothing; with `ANY_ARITY` (the copy's paths apart from
+        /// `__kmpc_parallel_60`) up to 11 arguments go to `call_with_many`.
+        /// The branch is on `llvm.is.constant` itself, which the code
+        /// generator lowers to false there and then removes the arms it no
+        /// longer reaches (a test of `nargs` before the full `match` left
+        /// every arm: 150); clang's inlined calls, whose count is a constant,
+        /// keep the arm of their arity.
         ///
         /// # Safety
         /// As [`parallel_60`].
         #[inline(always)]
-        pub unsafe fn invoke_microtask(outlined: *mut c_void, gtid: i32, args: *mut *mut c_void, nargs: i64) {
+        pub unsafe fn invoke_microtask<const ANY_ARITY: bool>(outlined: *mut c_void, gtid: i32, args: *mut *mut c_void, nargs: i64) {
             let mut g = gtid;
             let mut b = 0i32;
-            if !arch::is_compile_time_constant(nargs) && config::serves_out_of_line_callers() {
+            if is_out_of_line_call(nargs) {
                 match nargs {
                     // SAFETY: forwarded from the caller.
                     0 => unsafe { call_with::<0>(outlined, &mut g, &mut b, args) },
                     // SAFETY: forwarded from the caller.
                     1 => unsafe { call_with::<1>(outlined, &mut g, &mut b, args) },
-                    _ => debug::fatal(debug::message!(
-                        "a parallel region with more than one argument called out of line (clang -O0 with ",
-                        "-foffload-lto: build with -O1 or more, or without -foffload-lto): __kmpc_parallel_60"
-                    )),
+                    // SAFETY: forwarded from the caller.
+                    _ if ANY_ARITY => unsafe { call_with_many(outlined, &mut g, &mut b, args, nargs) },
+                    // `parallel_60` sends more arguments to the copies apart.
+                    _ => debug::fatal(debug::message!("a region of more than one argument on the path for one block: __kmpc_parallel_60")),
                 }
                 return;
             }
@@ -474,6 +532,32 @@ macro_rules! microtask_arities {
             }
         }
 
+        /// The arities above the OpenMPIRBuilder's, out of line, for clang's
+        /// calls at `-O0 -foffload-lto` (they trapped). A function of its own,
+        /// which flang's calls never reach, and only up to
+        /// `omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS`: an N-argument call takes
+        /// its caller about 4.5 registers per argument (a hand-written caller
+        /// of 11: 62, of 12: 68, of 32: 148), and nvlink gives each kernel the
+        /// registers of the largest function it may call, flang's kernels
+        /// this one too; 11 is what `__kmpc_parallel_60` itself takes (62).
+        /// The calls are written out here rather than through [`call_with`],
+        /// which the `-O0` link would leave as functions of their own.
+        ///
+        /// # Safety
+        /// As [`parallel_60`].
+        #[inline(never)]
+        unsafe fn call_with_many(outlined: *mut c_void, g: *mut i32, b: *mut i32, args: *mut *mut c_void, nargs: i64) {
+            match nargs {
+                $(
+                    $n if $n >= 2 && $n <= MAX_ARGS_OUT_OF_LINE => microtask_arities!(@call outlined, g, b, args, [$($i)*]),
+                )*
+                _ => debug::fatal(debug::message!(
+                    "a parallel region with more than 11 arguments called out of line (clang -O0 with ",
+                    "-foffload-lto: build with -O1 or more, or without -foffload-lto): __kmpc_parallel_60"
+                )),
+            }
+        }
+
         /// # Safety
         /// `outlined` takes `(i32*, i32*)` and `N` pointers; `args` holds `N`.
         #[inline(never)]
@@ -481,18 +565,20 @@ macro_rules! microtask_arities {
         unsafe fn call_with<const N: usize>(outlined: *mut c_void, g: *mut i32, b: *mut i32, args: *mut *mut c_void) {
             match N {
                 $(
-                    $n => {
-                        // SAFETY: clang's outlined function takes exactly this many pointers.
-                        let f: unsafe extern "C-unwind" fn(*mut i32, *mut i32 $(, microtask_arities!(@ptr $i))*) =
-                            unsafe { core::mem::transmute(outlined) };
-                        // SAFETY: `args` holds `N` pointers.
-                        unsafe { f(g, b $(, *args.add($i))*) }
-                    }
+                    $n => microtask_arities!(@call outlined, g, b, args, [$($i)*]),
                 )*
                 _ => {}
             }
         }
     };
+    // One call of the region with the captured variables `args[i]` for each `i`.
+    (@call $outlined:ident, $g:ident, $b:ident, $args:ident, [$($i:literal)*]) => {{
+        // SAFETY: clang's outlined function takes exactly this many pointers.
+        let f: unsafe extern "C-unwind" fn(*mut i32, *mut i32 $(, microtask_arities!(@ptr $i))*) =
+            unsafe { core::mem::transmute($outlined) };
+        // SAFETY: `args` holds that many pointers.
+        unsafe { f($g, $b $(, *$args.add($i))*) }
+    }};
     (@ptr $i:literal) => { *mut c_void };
 }
 

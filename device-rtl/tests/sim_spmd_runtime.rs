@@ -180,31 +180,84 @@ extern "C-unwind" fn one_block(_g: *mut i32, _b: *mut i32, sum: *mut c_void) {
     unsafe { &*(sum as *const AtomicU32) }.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Adds `Σ (i + 1) · a_i` over its ten captured values to the counter its
+/// eleventh points at: a wrong order of the arguments changes the sum.
+extern "C-unwind" fn eleven_args(
+    _g: *mut i32,
+    _b: *mut i32,
+    a0: *mut c_void,
+    a1: *mut c_void,
+    a2: *mut c_void,
+    a3: *mut c_void,
+    a4: *mut c_void,
+    a5: *mut c_void,
+    a6: *mut c_void,
+    a7: *mut c_void,
+    a8: *mut c_void,
+    a9: *mut c_void,
+    sum: *mut c_void,
+) {
+    let values = [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9];
+    let weighted: usize = values.iter().enumerate().map(|(i, a)| (i + 1) * *a as usize).sum();
+    unsafe { &*(sum as *const AtomicU32) }.fetch_add(weighted as u32, Ordering::Relaxed);
+}
+
+/// The ten values `eleven_args` weighs, then the counter.
+fn eleven(sum: &AtomicU32) -> [*mut c_void; 11] {
+    let mut args = [std::ptr::null_mut(); 11];
+    for (i, a) in args.iter_mut().take(10).enumerate() {
+        *a = std::ptr::without_provenance_mut(100 + i);
+    }
+    args[10] = sum as *const _ as *mut c_void;
+    args
+}
+
+/// `eleven_args`' sum for `eleven`'s values: Σ (i + 1)(100 + i), i < 10.
+const ELEVEN_SUM: u32 = 5830;
+
+/// A region that runs `eleven_args` nested in itself, where it is serialized.
+extern "C-unwind" fn nests_eleven(_g: *mut i32, _b: *mut i32, sum: *mut c_void) {
+    let mut args = eleven(unsafe { &*(sum as *const AtomicU32) });
+    unsafe { __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, eleven_args as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 11, 0) };
+}
+
 /// The archive's LTO member, which flang's out-of-line calls reach, calls a
-/// region with one block of captured variables, or none, and traps naming
-/// the way out for more (clang's calls reach it only at `-O0 -foffload-lto`;
-/// elsewhere they find the bitcode linked at compile time or are inlined,
-/// and every arity stays).
+/// region with up to 11 captured variables (flang passes one block, or none;
+/// clang's calls reach it at `-O0 -foffload-lto`, whose link inlines nothing,
+/// and elsewhere find the bitcode linked at compile time or are inlined, where
+/// every arity stays), in an SPMD region and a serialized one, and traps
+/// naming the way out for more.
 #[test]
-fn out_of_line_regions_take_one_block_and_trap_on_more() {
+fn out_of_line_regions_take_up_to_eleven_arguments_and_trap_on_more() {
     sim::serve_out_of_line_callers(true);
     let env = spmd();
     let sum = AtomicU32::new(0);
-    sim::launch(1, 8, || unsafe {
-        __kmpc_target_init(env.get(), no_launch_env());
-        let mut args = [&sum as *const _ as *mut c_void];
-        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, one_block as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 1, 0);
-    });
-    assert_eq!(sum.load(Ordering::Relaxed), 8);
-    let msg = trap_message(|| {
+    // Addresses, not pointers, cross into the simulated threads (`Sync`).
+    let run = |outlined: *mut c_void, args: &[*mut c_void]| {
+        let outlined = outlined.expose_provenance();
+        let addrs: Vec<usize> = args.iter().map(|a| a.expose_provenance()).collect();
         sim::launch(1, 8, || unsafe {
             __kmpc_target_init(env.get(), no_launch_env());
-            let fake = std::ptr::without_provenance_mut::<c_void>;
-            let mut args = [fake(1), fake(10), fake(100), fake(1000), &sum as *const _ as *mut c_void];
-            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, many_args as *mut c_void, std::ptr::null_mut(), args.as_mut_ptr(), 5, 0);
+            let mut args: Vec<*mut c_void> = addrs.iter().map(|&a| std::ptr::with_exposed_provenance_mut(a)).collect();
+            let outlined = std::ptr::with_exposed_provenance_mut(outlined);
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, std::ptr::null_mut(), args.as_mut_ptr(), args.len() as i64, 0);
         })
+    };
+    run(one_block as *mut c_void, &[&sum as *const _ as *mut c_void]);
+    assert_eq!(sum.swap(0, Ordering::Relaxed), 8, "one block");
+    let fake = std::ptr::without_provenance_mut::<c_void>;
+    run(many_args as *mut c_void, &[fake(1), fake(10), fake(100), fake(1000), &sum as *const _ as *mut c_void]);
+    assert_eq!(sum.swap(0, Ordering::Relaxed), 8 * 1111, "five arguments");
+    run(eleven_args as *mut c_void, &eleven(&sum));
+    assert_eq!(sum.swap(0, Ordering::Relaxed), 8 * ELEVEN_SUM, "eleven arguments");
+    run(nests_eleven as *mut c_void, &[&sum as *const _ as *mut c_void]);
+    assert_eq!(sum.swap(0, Ordering::Relaxed), 8 * ELEVEN_SUM, "eleven arguments in a serialized region");
+    let msg = trap_message(|| {
+        let mut twelve = eleven(&sum).to_vec();
+        twelve.push(std::ptr::null_mut());
+        run(eleven_args as *mut c_void, &twelve)
     });
-    assert!(msg.starts_with("omprt: a parallel region with more than one argument called out of line"), "{msg}");
+    assert!(msg.starts_with("omprt: a parallel region with more than 11 arguments called out of line"), "{msg}");
     sim::serve_out_of_line_callers(false);
 }
 

@@ -76,7 +76,7 @@ impl Summary {
             if b.program.ends_with('/') {
                 s += &format!("{:<20} {:<4} link {LINK_ARCH} -foffload-lto, files compiled apart: {status}\n", b.program, b.opt);
             } else {
-                let lto = if b.opt == "-O2" && !b.program.ends_with(".f90") { " (and -foffload-lto)" } else { "" };
+                let lto = if b.program.ends_with(".f90") { "" } else { " (and -foffload-lto)" };
                 s += &format!("{:<20} {:<4} link {LINK_ARCH}{lto} + ptxas {}: {status}\n", b.program, b.opt, ARCHS.join("/"));
             }
             for (what, err) in &b.failures {
@@ -208,29 +208,62 @@ fn split_quoted(line: &str) -> Vec<String> {
 /// `out/<name>.O2lto`: the device code stays bitcode until the link, and the
 /// runtime comes from `libompdevice.a` alone.
 pub fn build_lto_executable(src: &Path, out: &Path) -> Result<PathBuf> {
+    build_lto_executable_at(src, "-O2", out)
+}
+
+/// [`build_lto_executable`] at `opt`, into `out/<name>.<opt>lto`. At -O0 the
+/// LTO link inlines nothing, and every region goes through the archive's
+/// out-of-line `__kmpc_parallel_60`.
+pub fn build_lto_executable_at(src: &Path, opt: &str, out: &Path) -> Result<PathBuf> {
     let name = src.file_stem().unwrap().to_string_lossy();
-    let exe = out.join(format!("{name}.O2lto"));
-    tools::run(
-        Command::new(compiler_for(src)?).args(["-O2", "-foffload-lto"]).args(user_flags(LINK_ARCH)?).arg(src).arg("-o").arg(&exe),
-    )?;
+    let exe = out.join(format!("{name}.{}lto", opt.trim_start_matches('-')));
+    tools::run(Command::new(compiler_for(src)?).args([opt, "-foffload-lto"]).args(user_flags(LINK_ARCH)?).arg(src).arg("-o").arg(&exe))?;
     Ok(exe)
 }
 
+/// The largest captured-variable count of the `__kmpc_parallel_60` calls in
+/// device IR (`i64 <n>`, the call's ninth argument), or `None` without any
+/// call with a constant count.
+pub fn most_region_arguments(device_ir: &str) -> Option<i64> {
+    device_ir
+        .lines()
+        .filter_map(|l| l.split_once("call void @__kmpc_parallel_60(").map(|(_, args)| args))
+        .filter_map(|args| args.split(", ").nth(8)?.strip_prefix("i64 ")?.parse().ok())
+        .max()
+}
+
+/// A failure when a region of the -O0 device IR `ll` passes more captured
+/// variables than the archive's out-of-line `__kmpc_parallel_60` takes: the
+/// `-O0 -foffload-lto` build would trap there.
+fn check_out_of_line_region_arguments(ll: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
+    match most_region_arguments(&text) {
+        Some(n) if n > omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS => Err(format!(
+            "{}: a parallel region passes {n} captured variables, more than the {} the out-of-line __kmpc_parallel_60 takes (it traps at -O0 -foffload-lto)",
+            ll.display(),
+            omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Compiles each C file of `folder` on its own (`-c`) and links the objects,
-/// at -O2 with `-foffload-lto`, into `out/<folder>.O2lto`. The LTO link gives
-/// every file the one copy of the runtime; clang's default compile gives
-/// each file its own, with its own team state (README, separate compilation).
-pub fn build_multi_file_lto_executable(folder: &Path, out: &Path) -> Result<PathBuf> {
+/// at `opt` with `-foffload-lto`, into `out/<folder>.<opt>lto`. The LTO link
+/// gives every file the one copy of the runtime; clang's default compile
+/// gives each file its own, with its own team state (README, separate
+/// compilation).
+pub fn build_multi_file_lto_executable(folder: &Path, opt: &str, out: &Path) -> Result<PathBuf> {
     let name = folder.file_name().unwrap().to_string_lossy();
+    let level = opt.trim_start_matches('-');
     let mut objects = Vec::new();
     for src in files_ending(folder, &["c"])? {
         let stem = src.file_stem().unwrap().to_string_lossy();
-        let obj = out.join(format!("{name}-{stem}.O2lto.o"));
-        tools::run(Command::new(tools::clang()?).args(["-O2", "-foffload-lto", "-c"]).args(user_flags(LINK_ARCH)?).arg(&src).arg("-o").arg(&obj))?;
+        let obj = out.join(format!("{name}-{stem}.{level}lto.o"));
+        tools::run(Command::new(tools::clang()?).args([opt, "-foffload-lto", "-c"]).args(user_flags(LINK_ARCH)?).arg(&src).arg("-o").arg(&obj))?;
         objects.push(obj);
     }
-    let exe = out.join(format!("{name}.O2lto"));
-    tools::run(Command::new(tools::clang()?).args(["-O2", "-foffload-lto"]).args(user_flags(LINK_ARCH)?).args(&objects).arg("-o").arg(&exe))?;
+    let exe = out.join(format!("{name}.{level}lto"));
+    tools::run(Command::new(tools::clang()?).args([opt, "-foffload-lto"]).args(user_flags(LINK_ARCH)?).args(&objects).arg("-o").arg(&exe))?;
     Ok(exe)
 }
 
@@ -313,11 +346,16 @@ pub fn device_declarations(src: &Path, opt: &str, out: &Path) -> Result<BTreeMap
 /// Runs `compile` (a device-only `-emit-llvm -S` of `src` at `opt`) into
 /// `out/<name>.<opt>.device.ll` and returns the functions that IR declares.
 fn declarations_in_device_ir(mut compile: Command, src: &Path, opt: &str, out: &Path) -> Result<BTreeMap<String, abi_table::LlvmFnType>> {
-    let name = src.file_stem().unwrap().to_string_lossy();
-    let ll = out.join(format!("{name}.{}.device.ll", opt.trim_start_matches('-')));
+    let ll = device_ir_path(src, opt, out);
     tools::run(compile.arg(src).arg("-o").arg(&ll))?;
     let text = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
     Ok(abi_table::parse_ll_declarations(&text))
+}
+
+/// Where [`device_declarations`] leaves the device IR of `src` at `opt`.
+fn device_ir_path(src: &Path, opt: &str, out: &Path) -> PathBuf {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    out.join(format!("{name}.{}.device.ll", opt.trim_start_matches('-')))
 }
 
 /// Names the OpenMP device runtime (not libc, CUDA or LLVM) must provide.
@@ -347,9 +385,7 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
                     failures.push((format!("ptxas {arch}"), e));
                 }
             }
-            if opt == "-O2"
-                && let Err(e) = build_lto_executable(&src, &opts.out)
-            {
+            if let Err(e) = build_lto_executable_at(&src, opt, &opts.out) {
                 failures.push((format!("link {LINK_ARCH} -foffload-lto"), e));
             }
             let needed = match needed_symbols(&src, opt, &opts.out) {
@@ -359,6 +395,11 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
                     BTreeSet::new()
                 }
             };
+            if opt == "-O0"
+                && let Err(e) = check_out_of_line_region_arguments(&device_ir_path(&src, opt, &opts.out))
+            {
+                failures.push(("regions called out of line".into(), e));
+            }
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
         }
     }
@@ -366,26 +407,34 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
 }
 
 /// Builds every multi-file program of the corpus (`multi_file_programs`)
-/// with `-foffload-lto`; each build's program is its folder's name and a `/`.
+/// with `-foffload-lto` at each level; each build's program is its folder's
+/// name and a `/`.
 pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
     let mut builds = Vec::new();
     for folder in multi_file_programs(&opts.programs)? {
-        let program = format!("{}/", folder.file_name().unwrap().to_string_lossy());
-        eprintln!("corpus: {program} -O2 -foffload-lto");
-        let mut failures = Vec::new();
-        let executable = build_multi_file_lto_executable(&folder, &opts.out).unwrap_or_else(|e| {
-            failures.push((format!("link {LINK_ARCH} -foffload-lto"), e));
-            PathBuf::new()
-        });
-        let mut needed = BTreeSet::new();
-        for src in files_ending(&folder, &["c"])? {
-            match needed_symbols(&src, "-O2", &opts.out) {
-                Ok(n) => needed.extend(n),
-                Err(e) => failures.push(("device IR".into(), e)),
+        for opt in OPT_LEVELS {
+            let program = format!("{}/", folder.file_name().unwrap().to_string_lossy());
+            eprintln!("corpus: {program} {opt} -foffload-lto");
+            let mut failures = Vec::new();
+            let executable = build_multi_file_lto_executable(&folder, opt, &opts.out).unwrap_or_else(|e| {
+                failures.push((format!("link {LINK_ARCH} -foffload-lto"), e));
+                PathBuf::new()
+            });
+            let mut needed = BTreeSet::new();
+            for src in files_ending(&folder, &["c"])? {
+                match needed_symbols(&src, opt, &opts.out) {
+                    Ok(n) => needed.extend(n),
+                    Err(e) => failures.push(("device IR".into(), e)),
+                }
+                if opt == "-O0"
+                    && let Err(e) = check_out_of_line_region_arguments(&device_ir_path(&src, opt, &opts.out))
+                {
+                    failures.push(("regions called out of line".into(), e));
+                }
             }
+            builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
         }
-        builds.push(Build { program, opt: "-O2".into(), executable, needed, failures });
     }
     Ok(Summary { builds })
 }
@@ -518,5 +567,22 @@ mod tests {
     fn driver_listing_lines_split_into_arguments() {
         let line = r#" "/usr/bin/clang" "-cc1" "-o" "/tmp/a b.s" "-DX=\"y\"" "back\\slash""#;
         assert_eq!(split_quoted(line), ["/usr/bin/clang", "-cc1", "-o", "/tmp/a b.s", "-DX=\"y\"", "back\\slash"]);
+    }
+
+    #[test]
+    fn the_largest_region_argument_count_is_read_from_clangs_calls() {
+        let ir = "  call void @__kmpc_parallel_60(ptr @1, i32 %16, i32 1, i32 64, i32 -1, ptr @f, ptr null, ptr %11, i64 3, i32 0)\n\
+                  call void @__kmpc_parallel_60(ptr @1, i32 %2, i32 1, i32 -1, i32 -1, ptr @g, ptr @g_wrapper, ptr %5, i64 12, i32 0)\n\
+                  call void @__kmpc_barrier(ptr @1, i32 %2)\n";
+        assert_eq!(most_region_arguments(ir), Some(12));
+        assert_eq!(most_region_arguments("  call void @__kmpc_barrier(ptr @1, i32 0)\n"), None);
+        let ll = std::env::temp_dir().join(format!("omprt-region-arguments-{}.ll", std::process::id()));
+        std::fs::write(&ll, ir).unwrap();
+        let failure = check_out_of_line_region_arguments(&ll);
+        std::fs::write(&ll, ir.replace("i64 12", "i64 11")).unwrap();
+        let eleven = check_out_of_line_region_arguments(&ll);
+        let _ = std::fs::remove_file(&ll);
+        assert!(failure.is_err_and(|e| e.contains("passes 12 captured variables")));
+        assert!(eleven.is_ok());
     }
 }
