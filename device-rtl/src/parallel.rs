@@ -537,7 +537,7 @@ macro_rules! microtask_arities {
         /// which flang's calls never reach, and only up to
         /// `omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS`: an N-argument call takes
         /// its caller about 4.5 registers per argument (a hand-written caller
-        /// of 11: 62, of 12: 68, of 32: 148), and nvlink gives each kernel the
+        /// of a region of 11: 62, of 12: 68, of 32: 148), and nvlink gives each kernel the
         /// registers of the largest function it may call, flang's kernels
         /// this one too; 11 is what `__kmpc_parallel_60` itself takes (62).
         /// The calls are written out here rather than through [`call_with`],
