@@ -261,6 +261,107 @@ fn out_of_line_regions_take_up_to_eleven_arguments_and_trap_on_more() {
     sim::serve_out_of_line_callers(false);
 }
 
+/// Regions of every arity clang emits (0 to 32 captured variables), each
+/// adding `Σ (i + 1) · a_i` over its values to `WEIGHTED`: a value dropped,
+/// repeated or out of place changes the sum.
+static WEIGHTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+macro_rules! weighted_regions {
+    ($($name:ident: [$($a:ident)*],)*) => {
+        $(
+            extern "C-unwind" fn $name(_g: *mut i32, _b: *mut i32 $(, $a: *mut c_void)*) {
+                let values: &[*mut c_void] = &[$($a),*];
+                let weighted: usize = values.iter().enumerate().map(|(i, a)| (i + 1) * a.addr()).sum();
+                WEIGHTED.fetch_add(weighted, Ordering::Relaxed);
+            }
+        )*
+        /// The regions, by arity.
+        const WEIGHTED_REGIONS: &[*const ()] = &[$($name as *const ()),*];
+    };
+}
+
+weighted_regions! {
+    region_0: [],
+    region_1: [a0],
+    region_2: [a0 a1],
+    region_3: [a0 a1 a2],
+    region_4: [a0 a1 a2 a3],
+    region_5: [a0 a1 a2 a3 a4],
+    region_6: [a0 a1 a2 a3 a4 a5],
+    region_7: [a0 a1 a2 a3 a4 a5 a6],
+    region_8: [a0 a1 a2 a3 a4 a5 a6 a7],
+    region_9: [a0 a1 a2 a3 a4 a5 a6 a7 a8],
+    region_10: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9],
+    region_11: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10],
+    region_12: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11],
+    region_13: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12],
+    region_14: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13],
+    region_15: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14],
+    region_16: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15],
+    region_17: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16],
+    region_18: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17],
+    region_19: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18],
+    region_20: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19],
+    region_21: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20],
+    region_22: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21],
+    region_23: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22],
+    region_24: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23],
+    region_25: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23 a24],
+    region_26: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23 a24 a25],
+    region_27: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23 a24 a25 a26],
+    region_28: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23 a24 a25 a26 a27],
+    region_29: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23 a24 a25 a26 a27 a28],
+    region_30: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23 a24 a25 a26 a27 a28 a29],
+    region_31: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23 a24 a25 a26 a27 a28 a29 a30],
+    region_32: [a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a13 a14 a15 a16 a17 a18 a19 a20 a21 a22 a23 a24 a25 a26 a27 a28 a29 a30 a31],
+}
+
+/// `WEIGHTED`'s sum for a region of `n` values `1000 + i`, on `threads` threads.
+fn weighted_sum(n: usize, threads: usize) -> usize {
+    threads * (0..n).map(|i| (i + 1) * (1000 + i)).sum::<usize>()
+}
+
+/// Runs the region of `n` captured variables on 8 threads of an SPMD kernel
+/// and returns what it added, or the trap's message.
+fn run_weighted(n: usize) -> Result<usize, String> {
+    let env = spmd();
+    let region = WEIGHTED_REGIONS[n].expose_provenance();
+    WEIGHTED.store(0, Ordering::Relaxed);
+    let run = || {
+        sim::launch(1, 8, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            let mut args: Vec<*mut c_void> = (0..n).map(|i| std::ptr::without_provenance_mut(1000 + i)).collect();
+            let outlined = std::ptr::with_exposed_provenance_mut(region);
+            __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, outlined, std::ptr::null_mut(), args.as_mut_ptr(), n as i64, 0);
+        })
+    };
+    match trapped(std::panic::AssertUnwindSafe(run)) {
+        Some(msg) => Err(msg),
+        None => Ok(WEIGHTED.load(Ordering::Relaxed)),
+    }
+}
+
+/// Every arity reaches its region with its values in order: in the bitcode
+/// clang links at compile time all 33, out of line (the archive's LTO member)
+/// up to 11, and more traps there, saying so.
+#[test]
+fn every_arity_reaches_its_region_in_order() {
+    for n in 0..WEIGHTED_REGIONS.len() {
+        assert_eq!(run_weighted(n), Ok(weighted_sum(n, 8)), "{n} captured variables, compile-time copy");
+    }
+    sim::serve_out_of_line_callers(true);
+    let out_of_line: Vec<_> = (0..WEIGHTED_REGIONS.len()).map(run_weighted).collect();
+    sim::serve_out_of_line_callers(false);
+    for (n, seen) in out_of_line.into_iter().enumerate() {
+        if n <= 11 {
+            assert_eq!(seen, Ok(weighted_sum(n, 8)), "{n} captured variables, out of line");
+        } else {
+            let msg = seen.expect_err("more than 11 captured variables out of line must trap");
+            assert!(msg.starts_with("omprt: a parallel region with more than 11 arguments called out of line"), "{n}: {msg}");
+        }
+    }
+}
+
 /// The last thread of the region stores its number in each of the team's
 /// copies, as clang's inner-loop lastprivate copy-out does.
 extern "C-unwind" fn last_thread_writes(_g: *mut i32, _b: *mut i32, small: *mut c_void, big: *mut c_void) {

@@ -41,16 +41,16 @@ impl<T> Shared<T> {
 
 /// Runs `f` and returns its panic message (the simulation turns traps into panics).
 pub fn trap_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    trapped(f).unwrap_or_else(|| panic!("expected a trap, but the code returned"))
+}
+
+/// Runs `f` with the panic hook silenced: the message of the trap it hit, or
+/// `None` when it returned.
+pub fn trapped(f: impl FnOnce() + std::panic::UnwindSafe) -> Option<String> {
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let r = std::panic::catch_unwind(f);
     std::panic::set_hook(prev);
-    match r {
-        Ok(()) => panic!("expected a trap, but the code returned"),
-        Err(e) => e
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default(),
-    }
+    let e = r.err()?;
+    Some(e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())
 }
