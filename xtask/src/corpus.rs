@@ -232,11 +232,16 @@ pub fn most_region_arguments(device_ir: &str) -> Option<i64> {
         .max()
 }
 
-/// A failure when a region of the -O0 device IR `ll` passes more captured
-/// variables than the archive's out-of-line `__kmpc_parallel_60` takes: the
-/// `-O0 -foffload-lto` build would trap there.
-fn check_out_of_line_region_arguments(ll: &Path) -> Result<()> {
-    let text = std::fs::read_to_string(ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
+/// A failure when a region of `src`'s -O0 device IR (left in `out` by
+/// [`device_declarations`]) passes more captured variables than the
+/// archive's out-of-line `__kmpc_parallel_60` takes: the `-O0 -foffload-lto`
+/// build would trap there. Other levels inline every region.
+fn check_out_of_line_region_arguments(src: &Path, opt: &str, out: &Path) -> Result<()> {
+    if opt != "-O0" {
+        return Ok(());
+    }
+    let ll = device_ir_path(src, opt, out);
+    let text = std::fs::read_to_string(&ll).map_err(|e| format!("cannot read {}: {e}", ll.display()))?;
     match most_region_arguments(&text) {
         Some(n) if n > omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS => Err(format!(
             "{}: a parallel region passes {n} captured variables, more than the {} the out-of-line __kmpc_parallel_60 takes (it traps at -O0 -foffload-lto)",
@@ -395,9 +400,7 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
                     BTreeSet::new()
                 }
             };
-            if opt == "-O0"
-                && let Err(e) = check_out_of_line_region_arguments(&device_ir_path(&src, opt, &opts.out))
-            {
+            if let Err(e) = check_out_of_line_region_arguments(&src, opt, &opts.out) {
                 failures.push(("regions called out of line".into(), e));
             }
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
@@ -427,9 +430,7 @@ pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
                     Ok(n) => needed.extend(n),
                     Err(e) => failures.push(("device IR".into(), e)),
                 }
-                if opt == "-O0"
-                    && let Err(e) = check_out_of_line_region_arguments(&device_ir_path(&src, opt, &opts.out))
-                {
+                if let Err(e) = check_out_of_line_region_arguments(&src, opt, &opts.out) {
                     failures.push(("regions called out of line".into(), e));
                 }
             }
@@ -576,13 +577,16 @@ mod tests {
                   call void @__kmpc_barrier(ptr @1, i32 %2)\n";
         assert_eq!(most_region_arguments(ir), Some(12));
         assert_eq!(most_region_arguments("  call void @__kmpc_barrier(ptr @1, i32 0)\n"), None);
-        let ll = std::env::temp_dir().join(format!("omprt-region-arguments-{}.ll", std::process::id()));
+        let dir = std::env::temp_dir();
+        let src = dir.join(format!("omprt-region-arguments-{}.c", std::process::id()));
+        let ll = device_ir_path(&src, "-O0", &dir);
         std::fs::write(&ll, ir).unwrap();
-        let failure = check_out_of_line_region_arguments(&ll);
+        let failure = check_out_of_line_region_arguments(&src, "-O0", &dir);
+        let inlined = check_out_of_line_region_arguments(&src, "-O2", &dir);
         std::fs::write(&ll, ir.replace("i64 12", "i64 11")).unwrap();
-        let eleven = check_out_of_line_region_arguments(&ll);
+        let eleven = check_out_of_line_region_arguments(&src, "-O0", &dir);
         let _ = std::fs::remove_file(&ll);
         assert!(failure.is_err_and(|e| e.contains("passes 12 captured variables")));
-        assert!(eleven.is_ok());
+        assert!(inlined.is_ok() && eleven.is_ok());
     }
 }
