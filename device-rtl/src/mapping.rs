@@ -127,7 +127,15 @@ pub fn active_team_size() -> u32 {
 #[inline(always)]
 pub fn active_team_size_in(spmd: bool) -> u32 {
     let size = state::team(|t| t.parallel_team_size);
-    if size == 0 { max_team_threads_in(spmd) } else { size }
+    // A select, not a branch: openmp-opt's first walk of a kernel's branches
+    // asks for the value of a load a branch tests before it knows which
+    // threads run what, and keeps the stores it then could not rule out
+    // among the load's values. With `-foffload-lto`, thread_ids.c l24's
+    // region (`omp_get_num_threads` on thread 0) kept the field and its
+    // stores once the kernel's end lost its release: 8 -> 11 registers and
+    // 4 bytes of shared memory (LLVM 19: 8, 0); dyn_shared.c l30 at -O2
+    // 24 -> 22.
+    core::hint::select_unpredictable(size == 0, max_team_threads_in(spmd), size)
 }
 
 /// `omp_get_ancestor_thread_num(level)` for the calling thread.

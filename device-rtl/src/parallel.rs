@@ -293,23 +293,19 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
     }
     // Every thread is done with the region's values before any clears them.
     arch::sync_threads_aligned();
-    if config::serves_out_of_line_callers() {
-        // With `-foffload-lto`, openmp-opt follows thread 0's stores across
-        // aligned barriers, and drops the barriers it then finds redundant;
-        // stores by every thread it cannot follow (schedules.c's `target
-        // parallel for schedule(dynamic)` kernels kept the path of a thread's
-        // own loop records: 18 -> 22 registers, 20 bytes more shared memory).
-        if tid == 0 {
-            state::clear_spmd_region_fields();
-        }
-        arch::sync_threads_aligned();
-    } else {
-        // In clang's compile-time copy no pass drops a barrier (openmp-opt
-        // runs before the region is inlined, and may not change clang's
-        // `weak_odr` kernels afterwards): every thread clears the fields
-        // itself, and no second barrier has to publish thread 0's stores.
-        state::clear_spmd_region_fields();
-    }
+    // Every thread clears the fields itself, so no second barrier has to
+    // publish thread 0's stores. With `-foffload-lto`, openmp-opt then finds
+    // the stores dead where the kernel ends after the region, and with them
+    // the barrier above, which it drops when only a branch-free path to the
+    // kernel's end follows (thread_ids.c l10 16 -> 12 registers, LLVM 19:
+    // 14; parallel_for.c l9 20 -> 18, LLVM 19: 18; with the kernel end's
+    // release gone, `kernel::target_deinit`). Until 2026-11-26 the LTO member
+    // had thread 0 clear them and a barrier publish it, since every thread
+    // clearing once cost schedules.c's `target parallel for
+    // schedule(dynamic)` kernels 4 registers and 20 bytes; measured again
+    // then, no kernel is worse for it, and schedules.c l66 26 -> 24 (LLVM
+    // 19: 25).
+    state::clear_spmd_region_fields();
 }
 
 /// The main thread's side of a generic-mode region; `false` when the team

@@ -594,6 +594,54 @@ fn per_thread_arrays_are_freed_by_the_next_allocation() {
     assert_eq!(sim::deferred_blocks(), 0);
 }
 
+extern "C-unwind" fn ordered_dynamic_loop(_gtid: *mut i32, _btid: *mut i32) {
+    // An `ordered` dispatched loop: each thread keeps a record of it in the
+    // team's per-thread array of loop records.
+    __kmpc_dispatch_init_4(std::ptr::null(), 0, 67, 0, 9, 1, 1);
+    let (mut last, mut lb, mut ub, mut st) = (0, 0, 0, 0);
+    while unsafe { __kmpc_dispatch_next_4(std::ptr::null(), 0, &mut last, &mut lb, &mut ub, &mut st) } != 0 {
+        __kmpc_ordered(std::ptr::null(), 0);
+        __kmpc_end_ordered(std::ptr::null(), 0);
+        __kmpc_dispatch_fini_4(std::ptr::null(), 0);
+    }
+    __kmpc_dispatch_deinit(std::ptr::null(), 0);
+}
+
+extern "C-unwind" fn makes_no_array(_gtid: *mut i32, _btid: *mut i32) {
+    assert_eq!(omp_get_level(), 1);
+}
+
+/// The device flag that lets LLVM drop the kernel-end release (and its
+/// barrier) from programs that can make no per-thread array: kernels that
+/// make none leave it unset, the first array sets it (a thread state, an
+/// ordered loop's records). Each device on a thread of its own, as each
+/// test thread simulates one.
+#[test]
+fn the_first_per_thread_array_sets_the_devices_flag() {
+    type Region = extern "C-unwind" fn(*mut i32, *mut i32);
+    let flag_after = |regions: &'static [Region]| {
+        std::thread::spawn(move || {
+            let env = spmd();
+            regions
+                .iter()
+                .map(|&region| {
+                    sim::launch(2, 64, || unsafe {
+                        __kmpc_target_init(env.get(), no_launch_env());
+                        __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region as *mut c_void, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0);
+                        __kmpc_target_deinit();
+                    });
+                    sim::device_made_per_thread_arrays()
+                })
+                .collect::<Vec<_>>()
+        })
+        .join()
+        .unwrap()
+    };
+    assert_eq!(flag_after(&[makes_no_array, makes_no_array]), [false, false]);
+    assert_eq!(flag_after(&[makes_no_array, set_own_num_threads, makes_no_array]), [false, true, true], "a thread state");
+    assert_eq!(flag_after(&[ordered_dynamic_loop]), [true], "an ordered loop's records");
+}
+
 /// What every thread of a full team must see inside an SPMD region.
 fn assert_in_full_region(n: i32) {
     assert_eq!((omp_get_level(), omp_get_active_level(), omp_in_parallel(), omp_get_num_threads()), (1, 1, 1, n));
@@ -617,12 +665,13 @@ extern "C-unwind" fn slow_thread_reads_its_region(_g: *mut i32, _b: *mut i32, ro
 
 /// Back-to-back SPMD regions with a slow thread on either side of each: the
 /// slow thread still sees the region inside it, after the others are done,
-/// and level 0 before it, while the others wait to enter. Run in both
-/// copies of the runtime, whose regions end differently: in the compile-time
-/// copy every thread clears the region's fields itself after the end
-/// barrier, in the LTO member thread 0 does and a second barrier publishes
-/// it. And in the compile-time copy inlined into clang's call, where every
-/// thread also sets the fields itself at the entry. Cleared before the end
+/// and level 0 before it, while the others wait to enter. Every thread
+/// clears the region's fields itself after the end barrier (in the LTO
+/// member too since 2026-11-26, where thread 0 did and a second barrier
+/// published it). Run in both copies of the runtime, whose regions start
+/// differently: in the compile-time copy inlined into clang's call every
+/// thread sets the fields itself after the entry's barrier, elsewhere thread
+/// 0 does and a second barrier publishes it. Cleared before the end
 /// barrier, or set without the entry's first barrier, the fields show the
 /// slow thread the wrong level.
 #[test]

@@ -185,6 +185,19 @@ pub fn is_compile_time_constant(v: i64) -> bool {
     core::intrinsics::is_val_statically_known(v)
 }
 
+/// Whether LLVM knows that no code of the module sets `flag`, a device
+/// static written only with `true` (see `per_thread_arrays_made`); false
+/// where it does not know. A plain read: where LLVM knows its value nothing
+/// stores to the flag, and elsewhere its value is unused, and the read goes
+/// (an atomic one stayed in ordered.c's kernels; at -O0 this one stays, a
+/// byte load whose value nothing uses).
+#[inline(always)]
+pub fn known_never_set(flag: &core::sync::atomic::AtomicBool) -> bool {
+    // SAFETY: a valid, aligned bool; see above for the race.
+    let v = unsafe { flag.as_ptr().read() };
+    is_compile_time_constant(i64::from(v)) && !v
+}
+
 /// Bytes of dynamic shared memory the block was launched with.
 #[inline(always)]
 pub fn dynamic_shared_bytes() -> u32 {
@@ -568,6 +581,18 @@ static ORDERED_LOOPS_SEEN: core::sync::atomic::AtomicBool = core::sync::atomic::
 #[inline(always)]
 pub fn ordered_loops_seen() -> &'static core::sync::atomic::AtomicBool {
     &ORDERED_LOOPS_SEEN
+}
+
+/// Whether a thread has made one of the per-thread arrays
+/// (`state::PerThread`): device memory, written only where one is made, so
+/// that in a program that never makes one LLVM knows it unset, and drops the
+/// kernel-end release (`kernel::target_deinit`) with its barrier.
+#[unsafe(link_section = ".omprt.device_global")]
+static PER_THREAD_ARRAYS_MADE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+#[inline(always)]
+pub fn per_thread_arrays_made() -> &'static core::sync::atomic::AtomicBool {
+    &PER_THREAD_ARRAYS_MADE
 }
 
 /// The device's nteams-var and teams-thread-limit-var (`omp_set_num_teams`,

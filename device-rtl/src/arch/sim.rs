@@ -353,6 +353,12 @@ pub fn is_compile_time_constant(_v: i64) -> bool {
     with(|t| t.grid.inlined_into_clangs_calls)
 }
 
+/// What the GPU build learns from the optimizer, which the simulation has
+/// not: never known, so the simulation takes the path for a set flag.
+pub fn known_never_set(_flag: &AtomicBool) -> bool {
+    false
+}
+
 pub fn thread_id_in_block() -> u32 {
     with(|t| t.tid)
 }
@@ -525,6 +531,7 @@ struct DeviceScoped {
     nteams: std::sync::atomic::AtomicI32,
     teams_thread_limit: std::sync::atomic::AtomicI32,
     default_allocator_set: AtomicBool,
+    per_thread_arrays_made: AtomicBool,
     detach_hooks: std::sync::atomic::AtomicPtr<crate::detach::Hooks>,
     detach_tasks: crate::detach::PendingTasks,
     /// What the device printed ([`print_line`]).
@@ -548,12 +555,22 @@ pub fn default_allocator_set() -> &'static AtomicBool {
     &device_scoped().default_allocator_set
 }
 
+pub fn per_thread_arrays_made() -> &'static AtomicBool {
+    &device_scoped().per_thread_arrays_made
+}
+
 pub fn detach_hooks() -> &'static std::sync::atomic::AtomicPtr<crate::detach::Hooks> {
     &device_scoped().detach_hooks
 }
 
 pub fn detach_tasks() -> &'static crate::detach::PendingTasks {
     &device_scoped().detach_tasks
+}
+
+/// For tests, between launches: whether a grid of the launching thread made
+/// one of the per-thread arrays (`per_thread_arrays_made`).
+pub fn device_made_per_thread_arrays() -> bool {
+    DEVICE_SCOPED.with(|d| d.per_thread_arrays_made.load(Ordering::Relaxed))
 }
 
 /// For tests, between launches: how many blocks the launching thread's grids
