@@ -351,13 +351,20 @@ fn dispatched_loops_ptx(program: &str, dir: &std::path::Path) -> String {
     text
 }
 
+/// clang with the corpus's flags, `-O2 -foffload-lto`, and `--save-temps`
+/// for the LTO link, which leaves its PTX beside the output
+/// ([`lto_link_ptx`]); the caller adds inputs, output and folder.
+fn lto_link_keeping_ptx() -> std::process::Command {
+    let mut link = std::process::Command::new(tools::clang().unwrap());
+    link.args(["-O2", "-foffload-lto", "-Wl,--save-temps"]).args(corpus::user_flags(corpus::LINK_ARCH).unwrap());
+    link
+}
+
 /// A corpus program linked with `-O2 -foffload-lto` in `dir`, and the PTX
 /// of the LTO link.
 fn lto_ptx(program: &str, dir: &std::path::Path) -> (std::path::PathBuf, String) {
-    let mut link = std::process::Command::new(tools::clang().unwrap());
-    link.args(["-O2", "-foffload-lto", "-Wl,--save-temps"]).args(corpus::user_flags(corpus::LINK_ARCH).unwrap());
     let exe = dir.join(program);
-    tools::run(link.arg(corpus_source(program)).arg("-o").arg(&exe).current_dir(dir)).unwrap_or_else(|e| panic!("{e}"));
+    tools::run(lto_link_keeping_ptx().arg(corpus_source(program)).arg("-o").arg(&exe).current_dir(dir)).unwrap_or_else(|e| panic!("{e}"));
     lto_link_ptx(&exe)
 }
 
@@ -616,9 +623,7 @@ fn separately_compiled_files_link_with_offload_lto() {
     let dir = scratch_dir("separate");
     let out = corpus::Options::default().out;
     let objects = ["main", "helpers"].map(|f| out.join(format!("separate_compilation-{f}.O2lto.o")));
-    let mut link = std::process::Command::new(tools::clang().unwrap());
-    link.args(["-O2", "-foffload-lto", "-Wl,--save-temps"]).args(corpus::user_flags(corpus::LINK_ARCH).unwrap());
-    tools::run(link.args(&objects).arg("-o").arg(dir.join("a.out")).current_dir(&dir)).unwrap_or_else(|e| panic!("{e}"));
+    tools::run(lto_link_keeping_ptx().args(&objects).arg("-o").arg(dir.join("a.out")).current_dir(&dir)).unwrap_or_else(|e| panic!("{e}"));
     let (ptx, text) = lto_link_ptx(&dir.join("a.out"));
     let sum_of = kernel_body(&text, &ptx, |name| name.contains("main_l29"));
     assert!(sum_of.contains("shfl.sync"), "the kernel calling helpers.c's sum_of has no shuffle of its reduction: {}", ptx.display());
