@@ -11,37 +11,89 @@
 //! this list); the same holds for a loop's record. A push is a
 //! compare-and-swap loop; the allocation path calls `malloc` anyway.
 //!
-//! One list per device image (a static of the module), taken whole (a swap
-//! with null, so no pop of single blocks and no ABA hazard) before every
-//! `malloc`: so a failed `malloc` means the heap is exhausted, and user
-//! code's `malloc` competes with at most what teams gave back since the
-//! runtime last allocated. The price: the first allocation after a kernel
-//! whose teams gave arrays back frees them all on one thread. Lists split by
-//! team spread that work, but then a failed `malloc` must free every list
-//! before it may trap, and that loop cost schedules.c 52 registers. A
-//! block's first word links it to the next.
+//! One list per device image (a static of the module), emptied before every
+//! `malloc`: so a failed `malloc` means the heap is exhausted (but for the
+//! blocks another thread is freeing at that moment), and user code's
+//! `malloc` competes with at most what teams gave back since the runtime
+//! last allocated. The price: the first allocation after a kernel whose
+//! teams gave arrays back frees them all on one thread. Lists split by team
+//! spread that work, but then a failed `malloc` must free every list before
+//! it may trap, and that loop cost schedules.c 52 registers. A block's first
+//! word links it to the next.
+//!
+//! Two ways to empty it, both taking the list whole (a swap with null), so
+//! that no thread pops single blocks off the shared list (no ABA hazard):
+//! [`reclaim`] walks the chain it took in a register, which stays live
+//! across each `free`; [`reclaim_through_slot`] keeps the rest of its chain
+//! in a device word that one thread at a time owns, so that nothing but the
+//! word's fixed address is needed after a `free`. The second is more code,
+//! and where inlined in place of the first it cost 5-6 registers in large
+//! functions (`__kmpc_parallel_60` inlined into mixed_modes.c's `bump`: 62
+//! -> 68; `enter_data_environment` at -O0: 46 -> 51), so only the loop
+//! record's allocation uses it: there it took schedules.c's runtime-schedule
+//! kernel from 42 to 40 registers (LLVM 19: 40 with -foffload-lto, 45 at
+//! -O2), and no kernel needs more registers (two need 8 bytes more stack at
+//! -O0, still less than with LLVM 19).
 #![allow(unsafe_code)]
 
 use crate::arch;
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-pub struct DeferredFrees(AtomicPtr<u8>);
+pub struct DeferredFrees {
+    pushed: AtomicPtr<u8>,
+    /// Null, or owned by the thread that set it: [`DRAINING`] or the rest of
+    /// the chain that thread is freeing.
+    drainer: AtomicPtr<u8>,
+}
+
+/// The drainer word of an owner with no chain left; no block is at address 1.
+const DRAINING: *mut u8 = core::ptr::without_provenance_mut(1);
 
 impl DeferredFrees {
     pub const fn new() -> Self {
-        DeferredFrees(AtomicPtr::new(core::ptr::null_mut()))
+        DeferredFrees { pushed: AtomicPtr::new(core::ptr::null_mut()), drainer: AtomicPtr::new(core::ptr::null_mut()) }
+    }
+
+    /// Calls `free_block` on every block, keeping the chain it takes in the
+    /// drainer word rather than in a register. A thread that finds another
+    /// draining returns at once, as a thread that finds the list taken does
+    /// in [`reclaim`]. The drainer word is only ever read by its owner, and
+    /// the links come from blocks this thread's acquiring swap took: relaxed
+    /// accesses to the word suffice.
+    #[inline(always)]
+    pub fn drain_through_slot(&self, mut free_block: impl FnMut(*mut u8)) {
+        if self.pushed.load(Ordering::Relaxed).is_null() {
+            return;
+        }
+        if self.drainer.compare_exchange(core::ptr::null_mut(), DRAINING, Ordering::Relaxed, Ordering::Relaxed).is_err() {
+            return;
+        }
+        loop {
+            let mut block = self.drainer.load(Ordering::Relaxed);
+            if block == DRAINING {
+                block = self.pushed.swap(core::ptr::null_mut(), Ordering::Acquire);
+                if block.is_null() {
+                    break;
+                }
+            }
+            // SAFETY: a block of a chain `push` linked through first words.
+            let next = unsafe { block.cast::<*mut u8>().read() };
+            self.drainer.store(if next.is_null() { DRAINING } else { next }, Ordering::Relaxed);
+            free_block(block);
+        }
+        self.drainer.store(core::ptr::null_mut(), Ordering::Relaxed);
     }
 
     /// Adds `block`: a heap block of at least 8 bytes that nobody uses any
     /// more.
     pub fn push(&self, block: *mut u8) {
         let link = block.cast::<*mut u8>();
-        let mut head = self.0.load(Ordering::Relaxed);
+        let mut head = self.pushed.load(Ordering::Relaxed);
         loop {
             // SAFETY: the block is the caller's to give up and holds a pointer.
             unsafe { link.write(head) };
-            match self.0.compare_exchange_weak(head, block, Ordering::Release, Ordering::Relaxed) {
+            match self.pushed.compare_exchange_weak(head, block, Ordering::Release, Ordering::Relaxed) {
                 Ok(_) => return,
                 Err(now) => head = now,
             }
@@ -52,10 +104,10 @@ impl DeferredFrees {
     /// that an empty list costs one load.
     #[inline(always)]
     pub fn take_all(&self) -> *mut u8 {
-        if self.0.load(Ordering::Relaxed).is_null() {
+        if self.pushed.load(Ordering::Relaxed).is_null() {
             return core::ptr::null_mut();
         }
-        self.0.swap(core::ptr::null_mut(), Ordering::Acquire)
+        self.pushed.swap(core::ptr::null_mut(), Ordering::Acquire)
     }
 }
 
@@ -90,6 +142,14 @@ pub fn free_later(block: *mut c_void) {
 pub fn reclaim() {
     // SAFETY: blocks their owners gave up with `free_later`.
     for_each_in_chain(arch::deferred_frees().take_all(), |block| unsafe { arch::free(block) });
+}
+
+/// [`reclaim`] with no pointer live across each `free` (see the module's
+/// notes for where that pays).
+#[inline(always)]
+pub fn reclaim_through_slot() {
+    // SAFETY: blocks their owners gave up with `free_later`.
+    arch::deferred_frees().drain_through_slot(|block| unsafe { arch::free(block) });
 }
 
 #[cfg(test)]
@@ -130,6 +190,79 @@ mod tests {
         let unique: HashSet<usize> = back.iter().copied().collect();
         assert_eq!(unique.len(), back.len(), "a block came back twice");
         assert_eq!(unique, addrs.iter().copied().collect::<HashSet<usize>>());
+    }
+
+    /// Threads push the blocks they own, and take blocks back both ways
+    /// (`drain_through_slot` and `take_all`), owning what they take and
+    /// pushing it again later, so a block leaves and rejoins the list while
+    /// others drain it. A block pushed twice or taken twice breaks a flag,
+    /// and in the end every block is owned exactly once.
+    #[test]
+    fn draining_through_the_slot_frees_every_block_once_beside_pushes_and_takes() {
+        use std::sync::atomic::AtomicBool;
+        const THREADS: usize = 4;
+        const BLOCKS: usize = THREADS * 256;
+        let list = DeferredFrees::new();
+        let mut storage = vec![[0u64; 2]; BLOCKS];
+        let base = storage.as_mut_ptr() as usize;
+        let listed: Vec<AtomicBool> = (0..BLOCKS).map(|_| AtomicBool::new(false)).collect();
+        let index = |b: *mut u8| (b as usize - base) / 16;
+        let owned: Vec<Vec<usize>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    let (list, listed) = (&list, &listed);
+                    s.spawn(move || {
+                        let mut mine: Vec<usize> = (0..BLOCKS).filter(|i| i % THREADS == t).collect();
+                        for round in 0..200 {
+                            for &i in &mine {
+                                assert!(!listed[i].swap(true, Ordering::Relaxed), "block {i} pushed while listed");
+                                list.push((base + 16 * i) as *mut u8);
+                            }
+                            mine.clear();
+                            let mut take = |b: *mut u8| {
+                                assert!(listed[index(b)].swap(false, Ordering::Relaxed), "block {} taken twice", index(b));
+                                mine.push(index(b));
+                            };
+                            if (round + t) % 3 == 0 {
+                                for_each_in_chain(list.take_all(), &mut take);
+                            } else {
+                                list.drain_through_slot(&mut take);
+                            }
+                        }
+                        mine
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut all: Vec<usize> = owned.into_iter().flatten().collect();
+        list.drain_through_slot(|b| {
+            assert!(listed[index(b)].swap(false, Ordering::Relaxed));
+            all.push(index(b));
+        });
+        all.sort_unstable();
+        assert_eq!(all, (0..BLOCKS).collect::<Vec<_>>(), "blocks lost or owned twice");
+        assert!(listed.iter().all(|f| !f.load(Ordering::Relaxed)));
+    }
+
+    /// A thread that finds another draining returns without freeing; the
+    /// blocks wait for the next allocation.
+    #[test]
+    fn a_drain_beside_another_leaves_the_blocks_for_later() {
+        let list = DeferredFrees::new();
+        let mut storage = [[0u64; 1]; 3];
+        for b in &mut storage {
+            list.push(b.as_mut_ptr().cast());
+        }
+        list.drainer.store(DRAINING, Ordering::Relaxed);
+        let mut freed = 0;
+        list.drain_through_slot(|_| freed += 1);
+        assert_eq!(freed, 0);
+        list.drainer.store(core::ptr::null_mut(), Ordering::Relaxed);
+        list.drain_through_slot(|_| freed += 1);
+        assert_eq!(freed, 3);
+        assert!(list.drainer.load(Ordering::Relaxed).is_null(), "the drainer word stays owned");
+        assert!(list.take_all().is_null());
     }
 
     #[test]

@@ -67,6 +67,14 @@ pub fn heap_alloc(bytes: u64) -> *mut c_void {
     heap_alloc_after_reclaim(bytes)
 }
 
+/// [`heap_alloc`] freeing the blocks given back without a pointer live
+/// across each `free` (`deferred_free::reclaim_through_slot`).
+#[inline(always)]
+pub fn heap_alloc_reclaiming_through_slot(bytes: u64) -> *mut c_void {
+    deferred_free::reclaim_through_slot();
+    heap_alloc_after_reclaim(bytes)
+}
+
 /// [`heap_alloc`] for an allocation that follows one right away (the
 /// per-thread array after a thread's first state or loop record): the list
 /// of blocks given back was just freed, and at -O0 each inlined reclaim costs

@@ -621,9 +621,11 @@ out_of_line_at_o0! {
 fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: u32, level: u32, team_loop: bool) {
     // The calls first and the cursor's last: ptxas -O0 spills every value
     // live across a call (with the loop's values live across them, this
-    // function's frame was 96 bytes, now 24).
+    // function's frame was 96 bytes, now 24). The blocks given back are
+    // freed with no pointer live across each `free` (schedules.c's runtime
+    // schedule with -foffload-lto: 42 -> 40 registers, LLVM 19: 40).
     let slot = state::LOOP_RECORDS.my_slot();
-    let record = crate::memory::heap_alloc(core::mem::size_of::<Private>() as u64).cast::<Private>();
+    let record = crate::memory::heap_alloc_reclaiming_through_slot(core::mem::size_of::<Private>() as u64).cast::<Private>();
     // A thread alone in its loop runs it as one chunk.
     let kind = if in_team { plan.kind } else { Kind::StaticBalanced };
     let (id, count) = if in_team { (mapping::omp_thread_num(), threads.max(1)) } else { (0, 1) };
