@@ -4,7 +4,7 @@
 //!   (`weak_odr hidden constant i32`); the bitcode build gives them weak zero
 //!   defaults, so reads fold to clang's constants after linking;
 //! * load time: `__omp_rtl_device_environment`, written by the host plugin;
-//! * launch time: the kernel environment (see [`crate::state`]).
+//! * launch time: the kernel environment (see `execution::state`).
 #![allow(unsafe_code, unused_unsafe, non_upper_case_globals)]
 
 use core::cell::UnsafeCell;
@@ -99,13 +99,4 @@ pub fn serves_out_of_line_callers() -> bool {
 pub fn assume_no_nested_parallelism() -> bool {
     // SAFETY: as above.
     unsafe { read(&__omp_rtl_assume_no_nested_parallelism) != 0 }
-}
-
-/// Whether a parallel region of this kernel may start inside another: not
-/// under `-fopenmp-assume-no-nested-parallelism`, nor when the kernel
-/// environment says so (clang sets the flag, openmp-opt clears it when it
-/// proves no nesting).
-#[inline(always)]
-pub fn may_use_nested_parallelism() -> bool {
-    !assume_no_nested_parallelism() && crate::state::team(|t| t.may_use_nested_parallelism != 0)
 }

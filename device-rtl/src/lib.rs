@@ -39,23 +39,16 @@ macro_rules! out_of_line_at_o0 {
     };
 }
 
-pub mod allocator;
 pub mod arch;
 pub mod config;
 pub mod debug;
-pub mod deferred_free;
-pub mod detach;
+pub mod execution;
 pub mod exports;
-pub mod indirect_call;
-pub mod kernel;
 pub mod libc;
-pub mod mapping;
 pub mod memory;
-pub mod parallel;
 pub mod reduction;
-pub mod state;
 pub mod sync;
-pub mod task;
+pub mod tasks;
 pub mod workshare;
 
 #[cfg(target_arch = "nvptx64")]

@@ -20,7 +20,8 @@
 //!   advance.
 #![allow(unsafe_code)]
 
-use crate::{arch, mapping, state, sync};
+use crate::execution::{mapping, state};
+use crate::{arch, sync};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU32, Ordering};
 use omprt_abi::reduction::{InterWarpCopyFn, ListGlobalFn, ShuffleReduceFn};

@@ -18,7 +18,8 @@
 //! of one warp contending for one lock cannot deadlock (independent thread
 //! scheduling on sm_70+ lets the owner make progress).
 
-use crate::{arch, mapping, state};
+use crate::execution::{mapping, state};
+use crate::arch;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 const BARRIER_ALL: u32 = 2;

@@ -9,7 +9,7 @@ mod common;
 use common::*;
 use omprt_abi::ExecMode;
 use omprt_device_rtl::arch::sim;
-use omprt_device_rtl::detach::{DependInfo, dep_flags};
+use omprt_device_rtl::tasks::detach::{DependInfo, dep_flags};
 use omprt_device_rtl::exports::{kernel::*, sync::*, task::*};
 use proptest::prelude::*;
 use std::ffi::c_void;

@@ -541,7 +541,7 @@ extern "C-unwind" fn many_args_wrapper(_zero: i16, _tid: i32) {
 
 /// Exactly as many captured variables as the inline slots: each slot is
 /// written by its own store (`memory::share_variables`).
-const FULL_SLOTS_ARGS: usize = omprt_device_rtl::state::SHARED_ARG_SLOTS;
+const FULL_SLOTS_ARGS: usize = omprt_device_rtl::execution::state::SHARED_ARG_SLOTS;
 static FULL_SLOTS_SEEN: AtomicU32 = AtomicU32::new(0);
 
 /// Counts the workers that see every captured variable `i` as `i * 7 + 3`.

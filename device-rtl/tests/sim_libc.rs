@@ -9,7 +9,7 @@ use common::trap_message;
 use omprt_device_rtl::arch::sim;
 use omprt_device_rtl::exports::libc::*;
 use omprt_device_rtl::exports::misc::__llvm_omp_indirect_call_lookup;
-use omprt_device_rtl::indirect_call::{Entry, lookup_in};
+use omprt_device_rtl::libc::indirect_call::{Entry, lookup_in};
 use proptest::prelude::*;
 use std::ffi::{CString, c_char, c_void};
 

@@ -574,24 +574,24 @@ fn per_thread_arrays_are_freed_by_the_next_allocation() {
             __kmpc_target_deinit();
         })
     };
-    assert_eq!(sim::deferred_blocks(), 0);
+    assert_eq!(omprt_device_rtl::memory::deferred_free::blocks_waiting(), 0);
     kernel(1, true, false);
-    assert_eq!(sim::deferred_blocks(), 1, "the team's thread-state array");
+    assert_eq!(omprt_device_rtl::memory::deferred_free::blocks_waiting(), 1, "the team's thread-state array");
     kernel(2, false, false);
-    assert_eq!(sim::deferred_blocks(), 1, "kept by kernels that allocate nothing");
+    assert_eq!(omprt_device_rtl::memory::deferred_free::blocks_waiting(), 1, "kept by kernels that allocate nothing");
     kernel(1, true, false);
-    assert_eq!(sim::deferred_blocks(), 1, "the old array freed, the new one given back");
+    assert_eq!(omprt_device_rtl::memory::deferred_free::blocks_waiting(), 1, "the old array freed, the new one given back");
     kernel(1, false, true);
-    assert_eq!(sim::deferred_blocks(), 0, "freed by an allocation of any kind");
+    assert_eq!(omprt_device_rtl::memory::deferred_free::blocks_waiting(), 0, "freed by an allocation of any kind");
     // Teams that end while others allocate: every array is freed once (the
     // host allocator aborts on a double free), some maybe by a later kernel.
     kernel(8, true, false);
-    assert!((1..=8).contains(&sim::deferred_blocks()));
+    assert!((1..=8).contains(&omprt_device_rtl::memory::deferred_free::blocks_waiting()));
     // The heap is only exhausted with the list freed: then the trap names it.
     sim::fail_mallocs(1);
     let message = trap_message(|| kernel(1, false, true));
     assert!(message.contains("device heap exhausted"), "{message}");
-    assert_eq!(sim::deferred_blocks(), 0);
+    assert_eq!(omprt_device_rtl::memory::deferred_free::blocks_waiting(), 0);
 }
 
 extern "C-unwind" fn ordered_dynamic_loop(_gtid: *mut i32, _btid: *mut i32) {
@@ -630,7 +630,7 @@ fn the_first_per_thread_array_sets_the_devices_flag() {
                         __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, region as *mut c_void, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0);
                         __kmpc_target_deinit();
                     });
-                    sim::device_made_per_thread_arrays()
+                    omprt_device_rtl::execution::state::device_made_per_thread_arrays()
                 })
                 .collect::<Vec<_>>()
         })

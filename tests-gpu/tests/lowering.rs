@@ -484,7 +484,7 @@ fn lto_link_inlines_the_mode_query_it_cannot_fold() {
 /// a program with `detach` publishes (`detach::hooks`): indirect calls, out
 /// of line by design.
 fn is_detach_hook(name: &str) -> bool {
-    name.contains("omprt_device_rtl6detach")
+    name.contains("omprt_device_rtl5tasks6detach")
 }
 
 fn is_runtime_function(name: &str) -> bool {

@@ -276,7 +276,7 @@ pub fn build_multi_file_lto_executable(folder: &Path, opt: &str, out: &Path) -> 
 /// state. A function resolved from the archive at device link runs with the
 /// archive's own (internal) copy of the team state, so one that reads or
 /// writes team state must be in the TU already (see
-/// `device-rtl/src/kernel.rs`, `worker_state_machine`). The bitcode also
+/// `device-rtl/src/exports/kernel.rs`, `worker_state_machine`). The bitcode also
 /// lists them in `@llvm.compiler.used` (`ir_rewrite::KEEP_LINKED`), so the
 /// calls openmp-opt adds to them resolve, and are inlined, in the TU; the
 /// archive stays the fallback.

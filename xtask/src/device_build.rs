@@ -11,7 +11,7 @@ use std::process::Command;
 /// prefixes ([`API_PREFIXES`]): compatibility entry points and globals.
 pub const EXTRA_API: &[&str] = &["__kmpc_parallel_51", "__kmpc_get_dynamic_shared", DEVICE_ENVIRONMENT];
 
-/// The C library functions the runtime defines, weak (`device-rtl/src/libc.rs`).
+/// The C library functions the runtime defines, weak (`device-rtl/src/libc/mod.rs`).
 pub const LIBC_API: &[&str] = &["__assert_fail", "abort", "puts", "memcmp", "strlen", "strcmp", "strncmp"];
 
 /// Name prefixes the OpenMP API (and LLVM's extensions of it) reserve: user

@@ -6,6 +6,13 @@
 //!
 //! Everything outside this module is written against these functions only,
 //! so the same runtime logic runs on the GPU and in `cargo test`.
+//!
+//! The layer is a leaf: it names no runtime module. State that lives in GPU
+//! memory is declared by the module that owns it, with [`team_static!`]
+//! (one instance per team: CTA-shared memory on the GPU, one per simulated
+//! block on the host) or [`device_static!`] (one instance per device: global
+//! memory on the GPU, one per simulated device on the host). Each backend
+//! implements the two holders, [`TeamStatic`] and [`DeviceStatic`].
 
 #[cfg(target_arch = "nvptx64")]
 mod nvptx;
@@ -16,6 +23,58 @@ pub use nvptx::*;
 pub mod sim;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use sim::*;
+
+/// Declares a team-shared static: `static NAME: Type = init;` becomes a
+/// [`TeamStatic`]`<Type>` read with `NAME.get()`. On the GPU it is a static
+/// in section `.omprt.shared`, which the bitcode build moves into CTA-shared
+/// memory (addrspace 3), where initialisers do not exist: the team's initial
+/// thread writes what it reads. The simulation gives every block its own
+/// instance, made from `init` on first use, or from the expression after
+/// `simulated as` where a test must see that nothing relies on `init`.
+macro_rules! team_static {
+    ($(#[$meta:meta])* $vis:vis static $name:ident: $ty:ty = $init:expr $(, simulated as $sim:expr)?;) => {
+        $(#[$meta])*
+        #[allow(unsafe_code, reason = "the section only marks the static for the bitcode build")]
+        #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.shared"))]
+        $vis static $name: $crate::arch::TeamStatic<$ty> = $crate::arch::static_holder!(TeamStatic, $init $(, $sim)?);
+    };
+}
+
+/// The holder a [`team_static!`] or [`device_static!`] starts from: the
+/// value on the GPU, a maker of per-block or per-device instances in the
+/// simulation (the second expression, if given, is the simulation's).
+#[cfg(target_arch = "nvptx64")]
+macro_rules! static_holder {
+    ($holder:ident, $init:expr $(, $sim:expr)?) => {
+        $crate::arch::$holder::new($init)
+    };
+}
+#[cfg(not(target_arch = "nvptx64"))]
+macro_rules! static_holder {
+    ($holder:ident, $init:expr) => {
+        $crate::arch::$holder::new(|| $init)
+    };
+    ($holder:ident, $init:expr, $sim:expr) => {
+        $crate::arch::$holder::new(|| $sim)
+    };
+}
+pub(crate) use static_holder;
+pub(crate) use team_static;
+
+/// Declares a device-wide static: `static NAME: Type = init;` becomes a
+/// [`DeviceStatic`]`<Type>` read with `NAME.get()`. On the GPU it is a static
+/// in section `.omprt.device_global` (global memory, shared by every kernel
+/// of the module, and initialised); the simulation gives every simulated
+/// device its own instance, made from `init` on first use.
+macro_rules! device_static {
+    ($(#[$meta:meta])* $vis:vis static $name:ident: $ty:ty = $init:expr;) => {
+        $(#[$meta])*
+        #[allow(unsafe_code, reason = "the section only marks the static for the bitcode build")]
+        #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.device_global"))]
+        $vis static $name: $crate::arch::DeviceStatic<$ty> = $crate::arch::static_holder!(DeviceStatic, $init);
+    };
+}
+pub(crate) use device_static;
 
 /// clang's task entry, `i32 (i32 gtid, kmp_task_t *)`, as the runtime calls
 /// it. On the GPU nothing unwinds: through an `extern "C"` pointer the call

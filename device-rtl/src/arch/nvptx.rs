@@ -476,169 +476,40 @@ pub unsafe fn trap_assertion(expr: *const u8, file: *const u8, line: u32, functi
     }
 }
 
-/// Per-team ("CTA-shared") runtime state. The build step that produces the
-/// bitcode moves every static in section `.omprt.shared` into addrspace(3),
-/// and fails if a mutable static is left in global memory unmarked.
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_SHARED: crate::state::TeamSharedCell = crate::state::TeamSharedCell::new();
+/// A team-shared static's holder ([`team_static!`](super::team_static)):
+/// the value itself, in a static of section `.omprt.shared` that the bitcode
+/// build moves into CTA-shared memory.
+#[repr(transparent)]
+pub struct TeamStatic<T>(T);
 
-#[inline(always)]
-pub fn team_shared() -> &'static crate::state::TeamSharedCell {
-    &TEAM_SHARED
+impl<T> TeamStatic<T> {
+    pub const fn new(value: T) -> Self {
+        TeamStatic(value)
+    }
+
+    /// The calling team's instance.
+    #[inline(always)]
+    pub fn get(&'static self) -> &'static T {
+        &self.0
+    }
 }
 
-/// The team's per-thread arrays (see `state::PerThreadArrayCell`).
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_THREAD_STATES: crate::state::PerThreadArrayCell = crate::state::PerThreadArrayCell::new();
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_LOOP_RECORDS: crate::state::PerThreadArrayCell = crate::state::PerThreadArrayCell::new();
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_TASK_RECORDS: crate::state::PerThreadArrayCell = crate::state::PerThreadArrayCell::new();
+/// A device-wide static's holder ([`device_static!`](super::device_static)):
+/// the value itself, in a static of section `.omprt.device_global` (global
+/// memory, one copy per loaded image).
+#[repr(transparent)]
+pub struct DeviceStatic<T>(T);
 
-#[inline(always)]
-pub fn team_thread_states() -> &'static crate::state::PerThreadArrayCell {
-    &TEAM_THREAD_STATES
-}
+impl<T> DeviceStatic<T> {
+    pub const fn new(value: T) -> Self {
+        DeviceStatic(value)
+    }
 
-#[inline(always)]
-pub fn team_loop_records() -> &'static crate::state::PerThreadArrayCell {
-    &TEAM_LOOP_RECORDS
-}
-
-#[inline(always)]
-pub fn team_task_records() -> &'static crate::state::PerThreadArrayCell {
-    &TEAM_TASK_RECORDS
-}
-
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_DEF_ALLOCATOR: crate::state::DefAllocatorCell = crate::state::DefAllocatorCell::new();
-
-#[inline(always)]
-pub fn team_def_allocator() -> &'static crate::state::DefAllocatorCell {
-    &TEAM_DEF_ALLOCATOR
-}
-
-/// The team's `__kmpc_alloc_shared` stack.
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_STACK: crate::memory::SharedStack = crate::memory::SharedStack::new();
-
-#[inline(always)]
-pub fn team_stack() -> &'static crate::memory::SharedStack {
-    &TEAM_STACK
-}
-
-/// The team's generic-mode argument slots (see `memory::ArgSlots`).
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_ARG_SLOTS: crate::memory::ArgSlots = crate::memory::ArgSlots::new();
-
-#[inline(always)]
-pub fn team_arg_slots() -> &'static crate::memory::ArgSlots {
-    &TEAM_ARG_SLOTS
-}
-
-/// The team's dispatched-loop counters and loop: statics of their own, so
-/// that only kernels with such loops pay their shared memory, and only those
-/// with loops that are not `ordered` pay the loop's.
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_COUNTERS: crate::workshare::dispatch::TeamCounters = crate::workshare::dispatch::TeamCounters::new();
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_LOOP: crate::workshare::dispatch::TeamLoop = crate::workshare::dispatch::TeamLoop::new();
-
-#[inline(always)]
-pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {
-    &TEAM_COUNTERS
-}
-
-#[inline(always)]
-pub fn team_loop() -> &'static crate::workshare::dispatch::TeamLoop {
-    &TEAM_LOOP
-}
-
-/// The team's doacross block (see `workshare::doacross`).
-#[unsafe(link_section = ".omprt.shared")]
-static TEAM_DOACROSS: crate::workshare::doacross::TeamDoacross = crate::workshare::doacross::TeamDoacross::new();
-
-#[inline(always)]
-pub fn team_doacross() -> &'static crate::workshare::doacross::TeamDoacross {
-    &TEAM_DOACROSS
-}
-
-/// Heap blocks waiting to be freed (see `deferred_free`): device memory,
-/// shared by every kernel of the module.
-#[unsafe(link_section = ".omprt.device_global")]
-static DEFERRED_FREES: crate::deferred_free::DeferredFrees = crate::deferred_free::DeferredFrees::new();
-
-#[inline(always)]
-pub fn deferred_frees() -> &'static crate::deferred_free::DeferredFrees {
-    &DEFERRED_FREES
-}
-
-/// Whether a thread has started an `ordered` dispatched loop (see
-/// `workshare::dispatch`): device memory, written only by such loops.
-#[unsafe(link_section = ".omprt.device_global")]
-static ORDERED_LOOPS_SEEN: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-
-#[inline(always)]
-pub fn ordered_loops_seen() -> &'static core::sync::atomic::AtomicBool {
-    &ORDERED_LOOPS_SEEN
-}
-
-/// Whether a thread has made one of the per-thread arrays
-/// (`state::PerThread`): device memory, written only where one is made, so
-/// that in a program that never makes one LLVM knows it unset, and drops the
-/// kernel-end release (`kernel::target_deinit`) with its barrier.
-#[unsafe(link_section = ".omprt.device_global")]
-static PER_THREAD_ARRAYS_MADE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-
-#[inline(always)]
-pub fn per_thread_arrays_made() -> &'static core::sync::atomic::AtomicBool {
-    &PER_THREAD_ARRAYS_MADE
-}
-
-/// The device's nteams-var and teams-thread-limit-var (`omp_set_num_teams`,
-/// `omp_set_teams_thread_limit`; 0: never set), and whether a thread has
-/// set a def-allocator-var (`omp_set_default_allocator`): device memory,
-/// one copy per device. Separate statics, each written only by its setter,
-/// so that LLVM folds the loads of one the program never sets.
-#[unsafe(link_section = ".omprt.device_global")]
-static DEVICE_NTEAMS: core::sync::atomic::AtomicI32 = core::sync::atomic::AtomicI32::new(0);
-#[unsafe(link_section = ".omprt.device_global")]
-static DEVICE_TEAMS_THREAD_LIMIT: core::sync::atomic::AtomicI32 = core::sync::atomic::AtomicI32::new(0);
-#[unsafe(link_section = ".omprt.device_global")]
-static DEFAULT_ALLOCATOR_SET: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
-
-#[inline(always)]
-pub fn device_nteams() -> &'static core::sync::atomic::AtomicI32 {
-    &DEVICE_NTEAMS
-}
-
-#[inline(always)]
-pub fn device_teams_thread_limit() -> &'static core::sync::atomic::AtomicI32 {
-    &DEVICE_TEAMS_THREAD_LIMIT
-}
-
-#[inline(always)]
-pub fn default_allocator_set() -> &'static core::sync::atomic::AtomicBool {
-    &DEFAULT_ALLOCATOR_SET
-}
-
-/// The hooks of `detach` (null until the program makes a task with
-/// `detach`), and the tasks that wait for such tasks: device memory, written
-/// only by `__kmpc_task_allow_completion_event` and what it makes reachable,
-/// so that LLVM folds every `detach` hook away in programs without it.
-#[unsafe(link_section = ".omprt.device_global")]
-static DETACH_HOOKS: core::sync::atomic::AtomicPtr<crate::detach::Hooks> = core::sync::atomic::AtomicPtr::new(core::ptr::null_mut());
-#[unsafe(link_section = ".omprt.device_global")]
-static DETACH_TASKS: crate::detach::PendingTasks = crate::detach::PendingTasks::new();
-
-#[inline(always)]
-pub fn detach_hooks() -> &'static core::sync::atomic::AtomicPtr<crate::detach::Hooks> {
-    &DETACH_HOOKS
-}
-
-#[inline(always)]
-pub fn detach_tasks() -> &'static crate::detach::PendingTasks {
-    &DETACH_TASKS
+    /// The device's instance.
+    #[inline(always)]
+    pub fn get(&'static self) -> &'static T {
+        &self.0
+    }
 }
 
 /// Whether this copy is the archive's LTO member (`config::serves_out_of_line_callers`):

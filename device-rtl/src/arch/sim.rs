@@ -1,9 +1,11 @@
 //! Host simulation backend of [`crate::arch`].
 //!
-//! [`launch`] runs a grid of `blocks × threads` OS threads. Each thread knows
-//! its ids through a thread-local; each simulated block owns its team-shared
-//! state, a block barrier, counted ("named") barriers and one exchange area
-//! per warp for shuffles and votes.
+//! [`launch`] runs a grid of `blocks × threads` OS threads on a simulated
+//! [`Device`]. Each thread knows its ids through a thread-local; each
+//! simulated block owns its instances of the team statics ([`TeamStatic`]),
+//! a block barrier, counted ("named") barriers and one exchange area per warp
+//! for shuffles and votes; each device owns its instances of the device
+//! statics ([`DeviceStatic`]) and what its kernels printed.
 //!
 //! Barriers follow the hardware rule the runtime relies on: a thread that has
 //! left the kernel counts as arrived. Warp collectives model *converged* warps
@@ -13,11 +15,11 @@
 #![allow(unsafe_code)]
 
 use super::WARP_SIZE;
-use crate::state::TeamSharedCell;
+use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 /// A barrier over the threads still alive: exiting lowers the count.
@@ -115,17 +117,174 @@ struct Block {
     counted: Mutex<CountedState>,
     counted_cv: Condvar,
     warps: Vec<Warp>,
-    team: TeamSharedCell,
-    thread_states: crate::state::PerThreadArrayCell,
-    loop_records: crate::state::PerThreadArrayCell,
-    task_records: crate::state::PerThreadArrayCell,
-    def_allocator: crate::state::DefAllocatorCell,
-    counters: crate::workshare::dispatch::TeamCounters,
-    team_loop: crate::workshare::dispatch::TeamLoop,
-    doacross: crate::workshare::doacross::TeamDoacross,
-    stack: crate::memory::SharedStack,
-    arg_slots: crate::memory::ArgSlots,
+    /// The block's instances of the team statics: its shared memory.
+    statics: Instances,
     dynamic: DynamicShared,
+}
+
+/// How many team statics, and how many device statics, the runtime may declare.
+const STATIC_SLOTS: usize = 32;
+
+/// One instance of a team or device static, with the bytes it spans.
+struct Instance {
+    value: Box<dyn Any + Send + Sync>,
+    start: usize,
+    bytes: usize,
+}
+
+/// A block's (or a device's) instances of the statics, by slot; each made on
+/// first use.
+struct Instances(Box<[OnceLock<Instance>]>);
+
+impl Instances {
+    fn new() -> Self {
+        Instances((0..STATIC_SLOTS).map(|_| OnceLock::new()).collect())
+    }
+
+    fn get_or_make<T: Send + Sync + 'static>(&self, slot: usize, make: fn() -> T) -> &T {
+        let instance = self.0[slot].get_or_init(|| {
+            let value = Box::new(make());
+            let start = std::ptr::addr_of!(*value) as usize;
+            Instance { value, start, bytes: size_of::<T>() }
+        });
+        instance.value.downcast_ref::<T>().expect("omprt sim: a static's slot holds another type")
+    }
+
+    fn contains(&self, p: usize) -> bool {
+        self.0.iter().filter_map(OnceLock::get).any(|i| (i.start..i.start + i.bytes).contains(&p))
+    }
+}
+
+static NEXT_TEAM_SLOT: AtomicUsize = AtomicUsize::new(0);
+static NEXT_DEVICE_SLOT: AtomicUsize = AtomicUsize::new(0);
+
+/// The slot of a static, given on its first use.
+fn slot_of(slot: &OnceLock<usize>, next: &AtomicUsize) -> usize {
+    *slot.get_or_init(|| {
+        let given = next.fetch_add(1, Ordering::Relaxed);
+        assert!(given < STATIC_SLOTS, "omprt sim: more than {STATIC_SLOTS} statics of one kind");
+        given
+    })
+}
+
+/// A team-shared static's holder ([`team_static!`](super::team_static)):
+/// every simulated block has its own instance, made on first use.
+pub struct TeamStatic<T> {
+    make: fn() -> T,
+    slot: OnceLock<usize>,
+}
+
+impl<T: Send + Sync + 'static> TeamStatic<T> {
+    pub const fn new(make: fn() -> T) -> Self {
+        TeamStatic { make, slot: OnceLock::new() }
+    }
+
+    /// The calling simulated thread's block's instance.
+    pub fn get(&'static self) -> &'static T {
+        let slot = slot_of(&self.slot, &NEXT_TEAM_SLOT);
+        // SAFETY: the block outlives every simulated thread of it (launch
+        // joins all threads before dropping the blocks), and only those
+        // threads call this.
+        with(|t| unsafe { &*std::ptr::from_ref(t.block.statics.get_or_make(slot, self.make)) })
+    }
+}
+
+/// A device-wide static's holder ([`device_static!`](super::device_static)):
+/// every simulated [`Device`] has its own instance, made on first use.
+pub struct DeviceStatic<T> {
+    make: fn() -> T,
+    slot: OnceLock<usize>,
+}
+
+impl<T: Send + Sync + 'static> DeviceStatic<T> {
+    pub const fn new(make: fn() -> T) -> Self {
+        DeviceStatic { make, slot: OnceLock::new() }
+    }
+
+    /// The instance of the device the caller runs on: a simulated thread's
+    /// grid's, or, between launches, the calling thread's ([`Device::enter`]).
+    pub fn get(&'static self) -> &'static T {
+        let slot = slot_of(&self.slot, &NEXT_DEVICE_SLOT);
+        let device = current_device();
+        // SAFETY: a grid's device lives until all its threads ended; the
+        // calling thread's lives until the thread ends or enters another,
+        // and a test reads what it needs between those points.
+        unsafe { &*std::ptr::from_ref(device.0.statics.get_or_make(slot, self.make)) }
+    }
+}
+
+/// A simulated GPU: its instances of the device statics, what its kernels
+/// printed, and the device-heap failures a test asked for. Clones are the
+/// same device, so that grids launched from several host threads share it
+/// as kernels of one program share a GPU.
+#[derive(Clone)]
+pub struct Device(Arc<DeviceState>);
+
+struct DeviceState {
+    statics: Instances,
+    /// What the device printed ([`print_line`]).
+    output: Mutex<String>,
+    /// `malloc`s still to fail ([`fail_mallocs`]).
+    failing_mallocs: AtomicU32,
+    /// Heap blocks allocated and not freed, by any grid of the device.
+    live_heap_blocks: AtomicI64,
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Device {
+    /// A fresh device: every device static at its initial value.
+    pub fn new() -> Self {
+        Device(Arc::new(DeviceState {
+            statics: Instances::new(),
+            output: Mutex::new(String::new()),
+            failing_mallocs: AtomicU32::new(0),
+            live_heap_blocks: AtomicI64::new(0),
+        }))
+    }
+
+    /// The device the calling thread launches on, one per host thread (so
+    /// per test), unless the thread [`enter`](Device::enter)s another.
+    pub fn of_this_thread() -> Self {
+        THIS_THREADS_DEVICE.with(|d| d.borrow().clone())
+    }
+
+    /// Makes this the calling thread's device while `f` runs: its launches
+    /// and its reads of device statics between launches go to it.
+    pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        let previous = THIS_THREADS_DEVICE.with(|d| std::mem::replace(&mut *d.borrow_mut(), self.clone()));
+        struct Restore(Option<Device>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                THIS_THREADS_DEVICE.with(|d| *d.borrow_mut() = previous.expect("the device to restore"));
+            }
+        }
+        let _restore = Restore(Some(previous));
+        f()
+    }
+
+    /// Heap blocks the device's grids allocated and did not free: with every
+    /// grid ended and the blocks given back freed, 0 unless something leaked.
+    pub fn live_heap_blocks(&self) -> i64 {
+        self.0.live_heap_blocks.load(Ordering::SeqCst)
+    }
+
+    /// [`launch`] on this device.
+    pub fn launch<F: Fn() + Sync>(&self, num_blocks: u32, threads_per_block: u32, body: F) {
+        self.enter(|| launch(num_blocks, threads_per_block, body))
+    }
+}
+
+fn current_device() -> Device {
+    CURRENT.with(|c| match c.borrow().as_ref() {
+        Some(t) => t.grid.device.clone(),
+        None => Device::of_this_thread(),
+    })
 }
 
 /// The block's dynamic shared memory, 16-byte aligned like the GPU's.
@@ -138,11 +297,7 @@ unsafe impl Sync for DynamicShared {}
 struct Grid {
     poisoned: AtomicBool,
     start: Instant,
-    deferred_frees: Arc<crate::deferred_free::DeferredFrees>,
-    ordered_loops_seen: Arc<AtomicBool>,
-    device_scoped: Arc<DeviceScoped>,
-    /// `malloc`s still to fail ([`fail_mallocs`]).
-    failing_mallocs: Arc<std::sync::atomic::AtomicU32>,
+    device: Device,
     /// [`serve_out_of_line_callers`] at launch.
     out_of_line_callers: bool,
     /// [`inline_into_clangs_calls`] at launch.
@@ -167,16 +322,10 @@ const SIM_STACK_BYTES: usize = 256 * 1024;
 
 thread_local! {
     static CURRENT: RefCell<Option<SimThread>> = const { RefCell::new(None) };
-    /// The device heap's list of blocks given back (`deferred_free`; one
-    /// static on the GPU): one per thread that launches grids, that is per
-    /// test, so that tests running side by side do not free each other's.
-    static DEVICE_DEFERRED_FREES: Arc<crate::deferred_free::DeferredFrees> = Arc::default();
-    /// `ordered_loops_seen` of the device: per launching thread too, so that
-    /// a test's `ordered` loops do not depend on another's setting it.
-    static DEVICE_ORDERED_LOOPS_SEEN: Arc<AtomicBool> = Arc::default();
-    /// The device-scoped ICVs and flag: per launching thread, as above.
-    static DEVICE_SCOPED: Arc<DeviceScoped> = Arc::default();
-    static FAILING_MALLOCS: Arc<std::sync::atomic::AtomicU32> = Arc::default();
+    /// The device a thread launches on: one per thread that launches grids,
+    /// that is per test, so that tests running side by side share no device
+    /// statics.
+    static THIS_THREADS_DEVICE: RefCell<Device> = RefCell::new(Device::new());
     static OUT_OF_LINE_CALLERS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     static INLINED_INTO_CLANGS_CALLS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Heap blocks this OS thread allocated minus those it freed
@@ -218,10 +367,7 @@ where
     let grid = Arc::new(Grid {
         poisoned: AtomicBool::new(false),
         start: Instant::now(),
-        deferred_frees: DEVICE_DEFERRED_FREES.with(Arc::clone),
-        ordered_loops_seen: DEVICE_ORDERED_LOOPS_SEEN.with(Arc::clone),
-        device_scoped: DEVICE_SCOPED.with(Arc::clone),
-        failing_mallocs: FAILING_MALLOCS.with(Arc::clone),
+        device: Device::of_this_thread(),
         out_of_line_callers: OUT_OF_LINE_CALLERS.with(std::cell::Cell::get),
         inlined_into_clangs_calls: INLINED_INTO_CLANGS_CALLS.with(std::cell::Cell::get),
     });
@@ -240,18 +386,7 @@ where
                 counted: Mutex::new(CountedState::default()),
                 counted_cv: Condvar::new(),
                 warps,
-                team: TeamSharedCell::new(),
-                thread_states: crate::state::PerThreadArrayCell::new(),
-                loop_records: crate::state::PerThreadArrayCell::new(),
-                task_records: crate::state::PerThreadArrayCell::new(),
-                // Not the initial value: shared memory starts with garbage,
-                // and `init_team` must set it.
-                def_allocator: crate::state::DefAllocatorCell::holding(0xdead_beef),
-                counters: crate::workshare::dispatch::TeamCounters::new(),
-                team_loop: crate::workshare::dispatch::TeamLoop::new(),
-                doacross: crate::workshare::doacross::TeamDoacross::new(),
-                stack: crate::memory::SharedStack::new(),
-                arg_slots: crate::memory::ArgSlots::new(),
+                statics: Instances::new(),
                 dynamic: DynamicShared(
                     (0..dynamic_bytes.div_ceil(16)).map(|_| std::cell::UnsafeCell::new(0)).collect(),
                     dynamic_bytes,
@@ -493,12 +628,12 @@ const HEADER: usize = 16;
 /// For tests: the next `n` device-heap allocations of the calling thread's
 /// launches fail, as on an exhausted GPU heap.
 pub fn fail_mallocs(n: u32) {
-    FAILING_MALLOCS.with(|f| f.store(n, Ordering::SeqCst));
+    Device::of_this_thread().0.failing_mallocs.store(n, Ordering::SeqCst);
 }
 
 /// Heap allocation with a 16-byte header holding the size (`free` needs it).
 pub fn malloc(bytes: u64) -> *mut u8 {
-    let fail = with(|t| t.grid.failing_mallocs.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok());
+    let fail = with(|t| t.grid.device.0.failing_mallocs.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok());
     if fail {
         return std::ptr::null_mut();
     }
@@ -511,81 +646,9 @@ pub fn malloc(bytes: u64) -> *mut u8 {
         }
         base.cast::<u64>().write(bytes);
         LIVE_HEAP_BLOCKS.with(|n| n.set(n.get() + 1));
+        current_device().0.live_heap_blocks.fetch_add(1, Ordering::SeqCst);
         base.add(HEADER)
     }
-}
-
-pub fn deferred_frees() -> &'static crate::deferred_free::DeferredFrees {
-    // SAFETY: as for `team_shared`: the grid outlives its simulated threads.
-    with(|t| unsafe { &*(&*t.grid.deferred_frees as *const crate::deferred_free::DeferredFrees) })
-}
-
-pub fn ordered_loops_seen() -> &'static AtomicBool {
-    // SAFETY: as for `deferred_frees`.
-    with(|t| unsafe { &*(&*t.grid.ordered_loops_seen as *const AtomicBool) })
-}
-
-/// What the GPU keeps in device statics (see the nvptx backend).
-#[derive(Default)]
-struct DeviceScoped {
-    nteams: std::sync::atomic::AtomicI32,
-    teams_thread_limit: std::sync::atomic::AtomicI32,
-    default_allocator_set: AtomicBool,
-    per_thread_arrays_made: AtomicBool,
-    detach_hooks: std::sync::atomic::AtomicPtr<crate::detach::Hooks>,
-    detach_tasks: crate::detach::PendingTasks,
-    /// What the device printed ([`print_line`]).
-    output: Mutex<String>,
-}
-
-fn device_scoped() -> &'static DeviceScoped {
-    // SAFETY: as for `deferred_frees`.
-    with(|t| unsafe { &*(&*t.grid.device_scoped as *const DeviceScoped) })
-}
-
-pub fn device_nteams() -> &'static std::sync::atomic::AtomicI32 {
-    &device_scoped().nteams
-}
-
-pub fn device_teams_thread_limit() -> &'static std::sync::atomic::AtomicI32 {
-    &device_scoped().teams_thread_limit
-}
-
-pub fn default_allocator_set() -> &'static AtomicBool {
-    &device_scoped().default_allocator_set
-}
-
-pub fn per_thread_arrays_made() -> &'static AtomicBool {
-    &device_scoped().per_thread_arrays_made
-}
-
-pub fn detach_hooks() -> &'static std::sync::atomic::AtomicPtr<crate::detach::Hooks> {
-    &device_scoped().detach_hooks
-}
-
-pub fn detach_tasks() -> &'static crate::detach::PendingTasks {
-    &device_scoped().detach_tasks
-}
-
-/// For tests, between launches: whether a grid of the launching thread made
-/// one of the per-thread arrays (`per_thread_arrays_made`).
-pub fn device_made_per_thread_arrays() -> bool {
-    DEVICE_SCOPED.with(|d| d.per_thread_arrays_made.load(Ordering::Relaxed))
-}
-
-/// For tests, between launches: how many blocks the launching thread's grids
-/// gave back that no allocation has freed yet.
-pub fn deferred_blocks() -> usize {
-    DEVICE_DEFERRED_FREES.with(|list| {
-        let mut blocks = Vec::new();
-        crate::deferred_free::for_each_in_chain(list.take_all(), |b| blocks.push(b));
-        let n = blocks.len();
-        // Back in the same order, for the next allocation to free.
-        for b in blocks.into_iter().rev() {
-            list.push(b);
-        }
-        n
-    })
 }
 
 /// # Safety
@@ -600,6 +663,7 @@ pub unsafe fn free(ptr: *mut u8) {
         let bytes = base.cast::<u64>().read() as usize;
         std::alloc::dealloc(base, std::alloc::Layout::from_size_align_unchecked(bytes + HEADER, 16));
         LIVE_HEAP_BLOCKS.with(|n| n.set(n.get() - 1));
+        current_device().0.live_heap_blocks.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -657,7 +721,8 @@ unsafe fn c_string(s: *const u8) -> String {
 pub unsafe fn print_line(s: *const u8) -> i32 {
     // SAFETY: forwarded from the caller.
     let line = unsafe { c_string(s) };
-    let mut out = lock(&device_scoped().output);
+    let device = current_device();
+    let mut out = lock(&device.0.output);
     out.push_str(&line);
     out.push('\n');
     line.len() as i32 + 1
@@ -666,7 +731,7 @@ pub unsafe fn print_line(s: *const u8) -> i32 {
 /// For tests, after a launch: what the launching thread's grids printed
 /// with [`print_line`] since the last call.
 pub fn take_device_output() -> String {
-    DEVICE_SCOPED.with(|d| std::mem::take(&mut *lock(&d.output)))
+    std::mem::take(&mut *lock(&Device::of_this_thread().0.output))
 }
 
 /// A trap whose message is glibc's for a failed `assert`.
@@ -680,57 +745,6 @@ pub unsafe fn trap_assertion(expr: *const u8, file: *const u8, line: u32, functi
     panic!("{file}:{line}: {function}Assertion `{expr}' failed.")
 }
 
-pub fn team_shared() -> &'static TeamSharedCell {
-    // SAFETY: the block outlives every simulated thread of it (launch joins
-    // all threads before dropping the blocks), and only those threads call this.
-    with(|t| unsafe { &*(&t.block.team as *const TeamSharedCell) })
-}
-
-pub fn team_thread_states() -> &'static crate::state::PerThreadArrayCell {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.thread_states as *const crate::state::PerThreadArrayCell) })
-}
-
-pub fn team_loop_records() -> &'static crate::state::PerThreadArrayCell {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.loop_records as *const crate::state::PerThreadArrayCell) })
-}
-
-pub fn team_task_records() -> &'static crate::state::PerThreadArrayCell {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.task_records as *const crate::state::PerThreadArrayCell) })
-}
-
-pub fn team_def_allocator() -> &'static crate::state::DefAllocatorCell {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.def_allocator as *const crate::state::DefAllocatorCell) })
-}
-
-pub fn team_counters() -> &'static crate::workshare::dispatch::TeamCounters {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.counters as *const crate::workshare::dispatch::TeamCounters) })
-}
-
-pub fn team_loop() -> &'static crate::workshare::dispatch::TeamLoop {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.team_loop as *const crate::workshare::dispatch::TeamLoop) })
-}
-
-pub fn team_doacross() -> &'static crate::workshare::doacross::TeamDoacross {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.doacross as *const crate::workshare::doacross::TeamDoacross) })
-}
-
-pub fn team_arg_slots() -> &'static crate::memory::ArgSlots {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.arg_slots as *const crate::memory::ArgSlots) })
-}
-
-pub fn team_stack() -> &'static crate::memory::SharedStack {
-    // SAFETY: as for `team_shared`.
-    with(|t| unsafe { &*(&t.block.stack as *const crate::memory::SharedStack) })
-}
-
 pub fn dynamic_shared_bytes() -> u32 {
     with(|t| t.block.dynamic.1)
 }
@@ -738,13 +752,13 @@ pub fn dynamic_shared_base() -> *mut u8 {
     with(|t| t.block.dynamic.0.as_ptr().cast_mut().cast::<u8>())
 }
 
-/// The block's shared memory is its `Block` (the runtime's statics) and its
+/// The block's shared memory is its instances of the team statics and its
 /// dynamic shared memory.
 pub fn is_shared_address(p: *const u8) -> bool {
     with(|t| {
-        let within = |start: *const u8, bytes: usize| (start as usize..start as usize + bytes).contains(&(p as usize));
-        within(Arc::as_ptr(&t.block).cast(), size_of::<Block>())
-            || within(t.block.dynamic.0.as_ptr().cast(), t.block.dynamic.0.len() * size_of::<u128>())
+        let dynamic = t.block.dynamic.0.as_ptr() as usize;
+        t.block.statics.contains(p as usize)
+            || (dynamic..dynamic + t.block.dynamic.0.len() * size_of::<u128>()).contains(&(p as usize))
     })
 }
 

@@ -4,7 +4,8 @@
 //! serialized. Setters that cannot change that (`omp_set_nested`,
 //! `omp_set_dynamic`) are recorded but have no effect, as the spec allows.
 
-use crate::{arch, config, mapping, state, sync};
+use crate::execution::{mapping, state};
+use crate::{arch, config, sync};
 use core::sync::atomic::Ordering;
 use omprt_abi::sched::omp_sched;
 
@@ -68,7 +69,7 @@ pub extern "C-unwind" fn omp_get_thread_limit() -> i32 {
 /// device, else the launch's team size.
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_get_teams_thread_limit() -> i32 {
-    match arch::device_teams_thread_limit().load(Ordering::Relaxed) {
+    match state::DEVICE_TEAMS_THREAD_LIMIT.get().load(Ordering::Relaxed) {
         0 => mapping::max_team_threads() as i32,
         set => set,
     }
@@ -77,7 +78,7 @@ pub extern "C-unwind" fn omp_get_teams_thread_limit() -> i32 {
 /// launch's number of teams.
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_get_max_teams() -> i32 {
-    match arch::device_nteams().load(Ordering::Relaxed) {
+    match state::DEVICE_NTEAMS.get().load(Ordering::Relaxed) {
         0 => mapping::num_blocks() as i32,
         set => set,
     }
@@ -89,7 +90,7 @@ pub extern "C-unwind" fn omp_get_max_teams() -> i32 {
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_set_num_teams(nteams: i32) {
     if nteams > 0 {
-        arch::device_nteams().store(nteams, Ordering::Relaxed);
+        state::DEVICE_NTEAMS.get().store(nteams, Ordering::Relaxed);
     }
 }
 /// Sets the device's teams-thread-limit-var, capped at the threads a team
@@ -97,7 +98,7 @@ pub extern "C-unwind" fn omp_set_num_teams(nteams: i32) {
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_set_teams_thread_limit(limit: i32) {
     if limit > 0 {
-        arch::device_teams_thread_limit().store(limit.min(MAX_TEAM_THREADS), Ordering::Relaxed);
+        state::DEVICE_TEAMS_THREAD_LIMIT.get().store(limit.min(MAX_TEAM_THREADS), Ordering::Relaxed);
     }
 }
 #[unsafe(no_mangle)]
@@ -173,10 +174,10 @@ pub extern "C-unwind" fn omp_get_cancellation() -> i32 {
 }
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_in_explicit_task() -> i32 {
-    crate::task::in_explicit_task() as i32
+    crate::tasks::in_explicit_task() as i32
 }
 /// Every task on the device runs undeferred where it is created
-/// (`crate::task`), as the tasks of a final task region do; so, as LLVM's
+/// (`crate::tasks`), as the tasks of a final task region do; so, as LLVM's
 /// DeviceRTL does, omprt answers that it runs in one.
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn omp_in_final() -> i32 {

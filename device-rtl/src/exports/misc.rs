@@ -2,7 +2,8 @@
 //! issues implement (#3 execution model, #4 loops and reductions).
 
 use super::*;
-use crate::{allocator, memory, reduction};
+use crate::memory::allocator;
+use crate::{memory, reduction};
 use omprt_abi::alloc::AllocTrait;
 use omprt_abi::reduction::{InterWarpCopyFn, ListGlobalFn, ShuffleReduceFn};
 
@@ -146,10 +147,10 @@ pub extern "C-unwind" fn omp_destroy_allocator(handle: u64) {
 }
 
 /// The device function behind a host function pointer (`declare target
-/// indirect`); see [`crate::indirect_call`].
+/// indirect`); see [`crate::libc::indirect_call`].
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn __llvm_omp_indirect_call_lookup(host: *const c_void) -> *const c_void {
-    crate::indirect_call::lookup(host.cast()).cast()
+    crate::libc::indirect_call::lookup(host.cast()).cast()
 }
 
 not_yet! {

@@ -1,7 +1,9 @@
 //! Parallel regions and the generic-mode worker protocol.
 
 use super::*;
-use crate::{memory, parallel, state};
+use super::kernel::kernel_is_spmd;
+use crate::execution::{parallel, state};
+use crate::memory;
 
 // `alwaysinline` for clang, whose always-inliner runs after openmp-opt has
 // seen the call (checked by tests-gpu/tests/lowering.rs); see
@@ -22,7 +24,7 @@ pub unsafe extern "C-unwind" fn __kmpc_parallel_60(
     _strict: i32,
 ) {
     // SAFETY: clang passes its outlined region and `nargs` captured pointers.
-    unsafe { parallel::parallel_60(if_expr, num_threads, outlined, wrapper, args, nargs) }
+    unsafe { parallel::parallel_60(if_expr, num_threads, outlined, wrapper, args, nargs, kernel_is_spmd) }
 }
 
 /// The 9-parameter predecessor, for objects built by clang <= 21.
@@ -41,7 +43,7 @@ pub unsafe extern "C-unwind" fn __kmpc_parallel_51(
     nargs: i64,
 ) {
     // SAFETY: as above.
-    unsafe { parallel::parallel_60(if_expr, num_threads, outlined, wrapper, args, nargs) }
+    unsafe { parallel::parallel_60(if_expr, num_threads, outlined, wrapper, args, nargs, kernel_is_spmd) }
 }
 
 #[unsafe(no_mangle)]

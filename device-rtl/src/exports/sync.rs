@@ -1,7 +1,8 @@
 //! Barriers, master/masked, flush and warp-level synchronisation.
 
 use super::*;
-use crate::{arch, mapping, sync};
+use crate::execution::mapping;
+use crate::{arch, sync};
 
 /// `barrier`, explicit or implicit: the team's tasks complete first (only
 /// `detach` can leave any), then its threads meet. `alwaysinline` once
@@ -11,7 +12,7 @@ use crate::{arch, mapping, sync};
 #[inline(never)]
 #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
 pub extern "C-unwind" fn __kmpc_barrier(_loc: IdentPtr, _gtid: i32) {
-    crate::detach::wait_all_if_used();
+    crate::tasks::detach::wait_all_if_used();
     sync::team_barrier()
 }
 
@@ -64,7 +65,7 @@ pub extern "C-unwind" fn __kmpc_barrier_simple_generic(_loc: IdentPtr, _gtid: i3
 /// is a barrier that reports "not cancelled".
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn __kmpc_cancel_barrier(_loc: IdentPtr, _gtid: i32) -> i32 {
-    crate::detach::wait_all_if_used();
+    crate::tasks::detach::wait_all_if_used();
     sync::team_barrier();
     0
 }

@@ -1,9 +1,10 @@
 //! Explicit tasks: every task runs undeferred on the thread that creates it
-//! (see [`crate::task`]), so the waits and groups have nothing to wait for,
-//! unless the program uses `detach` (see [`crate::detach`]).
+//! (see [`crate::tasks`]), so the waits and groups have nothing to wait for,
+//! unless the program uses `detach` (see [`crate::tasks::detach`]).
 
 use super::*;
-use crate::{detach, task};
+use crate::tasks::detach;
+use crate::tasks;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_task_alloc(
@@ -14,7 +15,7 @@ pub unsafe extern "C-unwind" fn __kmpc_omp_task_alloc(
     shareds_bytes: u64,
     entry: FnPtr,
 ) -> VoidPtr {
-    task::alloc(flags, task_bytes, shareds_bytes, entry)
+    tasks::alloc(flags, task_bytes, shareds_bytes, entry)
 }
 
 /// A task of a `target nowait` nested in device code: on the device, a task
@@ -29,14 +30,14 @@ pub unsafe extern "C-unwind" fn __kmpc_omp_target_task_alloc(
     entry: FnPtr,
     _device: i64,
 ) -> VoidPtr {
-    task::alloc(flags, task_bytes, shareds_bytes, entry)
+    tasks::alloc(flags, task_bytes, shareds_bytes, entry)
 }
 
 /// Runs the task now; 0 is the host runtime's "not queued".
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_task(_loc: IdentPtr, gtid: i32, new_task: VoidPtr) -> i32 {
     // SAFETY: clang passes the task it allocated with `__kmpc_omp_task_alloc`.
-    unsafe { task::run(gtid, new_task) };
+    unsafe { tasks::run(gtid, new_task) };
     0
 }
 
@@ -60,7 +61,7 @@ pub unsafe extern "C-unwind" fn __kmpc_omp_task_with_deps(
         }
     }
     // SAFETY: as for `__kmpc_omp_task`.
-    unsafe { task::run(gtid, new_task) };
+    unsafe { tasks::run(gtid, new_task) };
     0
 }
 
@@ -69,16 +70,16 @@ pub unsafe extern "C-unwind" fn __kmpc_omp_task_with_deps(
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_task_begin_if0(_loc: IdentPtr, gtid: i32, new_task: VoidPtr) {
     // SAFETY: as for `__kmpc_omp_task`.
-    unsafe { task::begin(gtid, new_task) }
+    unsafe { tasks::begin(gtid, new_task) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_omp_task_complete_if0(_loc: IdentPtr, _gtid: i32, new_task: VoidPtr) {
     // SAFETY: the task `__kmpc_omp_task_begin_if0` began on this thread.
     unsafe {
-        task::destroy_privates(new_task);
-        task::body_ended(new_task);
-        task::end(new_task);
+        tasks::destroy_privates(new_task);
+        tasks::body_ended(new_task);
+        tasks::end(new_task);
     }
 }
 
@@ -97,7 +98,7 @@ pub unsafe extern "C-unwind" fn __kmpc_taskloop(
     _task_dup: VoidPtr,
 ) {
     // SAFETY: the compiler passes its task and the bounds inside it.
-    unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast(), st) }
+    unsafe { tasks::taskloop(gtid, new_task, lb.cast(), ub.cast(), st) }
 }
 
 /// `__kmpc_taskloop` with the `strict` modifier of `grainsize`/`num_tasks`.
@@ -117,7 +118,7 @@ pub unsafe extern "C-unwind" fn __kmpc_taskloop_5(
     _task_dup: VoidPtr,
 ) {
     // SAFETY: as for `__kmpc_taskloop`.
-    unsafe { task::taskloop(gtid, new_task, lb.cast(), ub.cast(), st) }
+    unsafe { tasks::taskloop(gtid, new_task, lb.cast(), ub.cast(), st) }
 }
 
 /// `taskwait`: the thread's child tasks ran when they were created; with

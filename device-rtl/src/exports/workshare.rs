@@ -2,7 +2,7 @@
 //! induction-variable widths by one macro over one generic implementation.
 
 use super::*;
-use crate::mapping;
+use crate::execution::mapping;
 use crate::workshare::{self, Entity, callback::Walk, dispatch, iv::{Distance, LoopIv}};
 
 /// # Safety

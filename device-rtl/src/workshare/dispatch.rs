@@ -23,7 +23,7 @@
 //!   is a team of one). The record keeps its own [`LoopSpec`], so an
 //!   `ordered` loop leaves [`TeamLoop`] alone: in a program whose dispatched
 //!   loops are all `ordered`, it is never written and takes no shared memory.
-//! * A device-wide flag ([`arch::ordered_loops_seen`]), set by `ordered`
+//! * A device-wide flag ([`ORDERED_LOOPS_SEEN`]), set by `ordered`
 //!   loops only, tells `next` whether a record may be one of theirs: in a
 //!   program without them it is never written, and the optimiser drops that
 //!   path.
@@ -31,11 +31,28 @@
 
 use super::iv::{Count, Distance, LoopIv, runs_no_iteration};
 use super::static_sched::static_balanced;
-use crate::{arch, config, debug, mapping, state, sync};
+use crate::execution::{mapping, state};
+use crate::{arch, config, debug, sync};
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use omprt_abi::Schedule;
 use omprt_abi::sched::omp_sched;
+
+arch::team_static! {
+    /// The team's counter of handed-out iterations: a static of its own, so
+    /// that only kernels with dispatched loops pay its shared memory.
+    static TEAM_COUNTERS: TeamCounters = TeamCounters::new();
+}
+arch::team_static! {
+    /// The team's loop, apart from the counter: only kernels with dispatched
+    /// loops that are not `ordered` pay its shared memory.
+    static TEAM_LOOP: TeamLoop = TeamLoop::new();
+}
+arch::device_static! {
+    /// Whether a thread has started an `ordered` dispatched loop: written
+    /// only by such loops.
+    static ORDERED_LOOPS_SEEN: AtomicBool = AtomicBool::new(false);
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -400,22 +417,22 @@ struct NarrowTeamLoop;
 
 impl Spec for NarrowTeamLoop {
     fn lb(&self) -> u64 {
-        arch::team_loop().narrow_fields().lb_last & 0xffff_ffff
+        TEAM_LOOP.get().narrow_fields().lb_last & 0xffff_ffff
     }
     fn st(&self) -> i64 {
-        arch::team_loop().narrow_fields().st.into()
+        TEAM_LOOP.get().narrow_fields().st.into()
     }
     fn last(&self) -> u64 {
-        arch::team_loop().narrow_fields().lb_last >> 32
+        TEAM_LOOP.get().narrow_fields().lb_last >> 32
     }
     fn chunk(&self) -> u64 {
-        u64::from(arch::team_loop().narrow_fields().chunk_minus_one) + 1
+        u64::from(TEAM_LOOP.get().narrow_fields().chunk_minus_one) + 1
     }
     fn empty(&self) -> bool {
         false
     }
     fn guided_shift(&self) -> u8 {
-        (arch::team_counters().next.load(Ordering::Relaxed) >> NARROW_SHIFT_AT) as u8
+        (TEAM_COUNTERS.get().next.load(Ordering::Relaxed) >> NARROW_SHIFT_AT) as u8
     }
     /// Kind and progress from one load of the counter: LLVM neither merges
     /// nor drops atomic loads.
@@ -552,7 +569,7 @@ fn private_top() -> *mut Private {
         let p = (*state::LOOP_RECORDS.existing_slot()).cast::<Private>();
         // A record of an enclosing level belongs to a loop this one is nested
         // in; without nesting there is none.
-        let ours = !p.is_null() && (!config::may_use_nested_parallelism() || (*p).level == state::icvs().level);
+        let ours = !p.is_null() && (!state::may_use_nested_parallelism() || (*p).level == state::icvs().level);
         if ours { p } else { core::ptr::null_mut() }
     }
 }
@@ -575,7 +592,7 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     // constant schedule reaches this code the heap path can fold away (with
     // it, schedules.c's dynamic kernels 64 -> 58 registers).
     let in_team =
-        threads > 1 || (!config::may_use_nested_parallelism() && (!mapping::is_spmd_mode() || icvs.level == 1));
+        threads > 1 || (!state::may_use_nested_parallelism() && (!mapping::is_spmd_mode() || icvs.level == 1));
     let team_loop = in_team && (plan.ordered || matches!(plan.kind, Kind::Dynamic | Kind::Guided));
     // Each path ends in one call, so that at -O0 nothing is live across it.
     if !plan.needs_private(in_team) {
@@ -587,7 +604,7 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     if plan.ordered {
         // Written by `ordered` loops only, so that LLVM finds it never written
         // in programs without them (see `next`).
-        arch::ordered_loops_seen().store(true, Ordering::Relaxed);
+        ORDERED_LOOPS_SEEN.get().store(true, Ordering::Relaxed);
     }
     if config::assume_no_thread_state() {
         debug::fatal_naming(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state\0", entry)
@@ -600,11 +617,11 @@ out_of_line_at_o0! {
 /// or else (an `ordered` loop, whose threads keep their own copy) resets the
 /// ordered turn, between two team barriers.
 fn publish_team_loop<D: Count>(spec: Option<(&Bounds, &Plan)>, threads: u32) {
-    let counters = arch::team_counters();
+    let counters = TEAM_COUNTERS.get();
     sync::team_barrier();
     if mapping::omp_thread_num() == 0 {
         if let Some((bounds, plan)) = spec {
-            arch::team_loop().write::<D>(counters, &LoopSpec::new(*bounds, *plan, guided_shift(threads)));
+            TEAM_LOOP.get().write::<D>(counters, &LoopSpec::new(*bounds, *plan, guided_shift(threads)));
         } else {
             ordered_turn().store(0, Ordering::Relaxed);
             counters.next.store(0, Ordering::Relaxed);
@@ -654,14 +671,14 @@ pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::
         // could also be a record's, its static stayed in programs that never
         // write it (ordered.c), and the dynamic kernels took 2 more registers.
         None if narrow::<T::Unsigned>() => next_team(&NarrowTeamLoop, plast, plb, pub_, pst),
-        None => next_team(arch::team_loop().wide(), plast, plb, pub_, pst),
+        None => next_team(TEAM_LOOP.get().wide(), plast, plb, pub_, pst),
         // An `ordered` loop: chunks from the team's counters, the record's
         // copy of the loop, and the record follows the current iteration.
         // Only `ordered` loops push dynamic or guided records. The flag first:
         // in a program without such loops it folds to false, and with it this
         // path, which has a copy of the grabs for the record's layout
         // (schedules.c l74_1 under -foffload-lto: 30 -> 28 registers).
-        Some(p) if arch::ordered_loops_seen().load(Ordering::Relaxed) && matches!(p.spec.kind, Kind::Dynamic | Kind::Guided) => {
+        Some(p) if ORDERED_LOOPS_SEEN.get().load(Ordering::Relaxed) && matches!(p.spec.kind, Kind::Dynamic | Kind::Guided) => {
             next_ordered(p, plast, plb, pub_, pst)
         }
         Some(p) => next_static(p, plast, plb, pub_, pst),
@@ -671,7 +688,7 @@ pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::
 /// The next chunk of the team's loop `spec`.
 #[inline(always)]
 fn next_team<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    if spec.guided_above_minimum::<T::Unsigned>(arch::team_counters()) {
+    if spec.guided_above_minimum::<T::Unsigned>(TEAM_COUNTERS.get()) {
         next_guided(spec, plast, plb, pub_, pst)
     } else {
         next_dynamic(spec, plast, plb, pub_, pst)
@@ -684,7 +701,7 @@ out_of_line_at_o0! {
 /// current iteration. Not a cursor argument of `next_guided` and
 /// `next_dynamic`: with it, they needed 59 registers under ptxas -O0.
 fn next_ordered<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let counters = arch::team_counters();
+    let counters = TEAM_COUNTERS.get();
     let b = if p.spec.guided_above_minimum::<T::Unsigned>(counters) {
         let mut b = 0;
         if !counters.grab_guided::<T::Unsigned, _>(&p.spec, &mut p.cursor, &mut b) {
@@ -704,7 +721,7 @@ out_of_line_at_o0! {
 /// The next chunk of the team's guided loop.
 fn next_guided<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     let (mut a, mut b) = (0, 0);
-    if !arch::team_counters().grab_guided::<T::Unsigned, S>(spec, &mut a, &mut b) {
+    if !TEAM_COUNTERS.get().grab_guided::<T::Unsigned, S>(spec, &mut a, &mut b) {
         return 0;
     }
     emit_team(spec, a, b, plast, plb, pub_, pst)
@@ -714,7 +731,7 @@ fn next_guided<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_:
 out_of_line_at_o0! {
 /// The next chunk of the team's dynamic loop.
 fn next_dynamic<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
-    let Some((a, b)) = arch::team_counters().grab_dynamic::<T::Unsigned, S>(spec) else { return 0 };
+    let Some((a, b)) = TEAM_COUNTERS.get().grab_dynamic::<T::Unsigned, S>(spec) else { return 0 };
     emit_team(spec, a, b, plast, plb, pub_, pst)
 }
 }
@@ -823,7 +840,7 @@ pub fn deinit() {
     // SAFETY: this thread's own slot and the record it pushed.
     unsafe {
         *state::LOOP_RECORDS.existing_slot() = (*private).previous.cast();
-        crate::deferred_free::free_later(private.cast());
+        crate::memory::deferred_free::free_later(private.cast());
     }
 }
 
@@ -883,7 +900,7 @@ mod tests {
     /// thread.
     fn on_team<R: Send>(f: impl Fn(&TeamLoop, &TeamCounters) -> R + Sync) -> R {
         let out = std::sync::Mutex::new(None);
-        crate::arch::sim::launch(1, 1, || *out.lock().unwrap() = Some(f(arch::team_loop(), arch::team_counters())));
+        crate::arch::sim::launch(1, 1, || *out.lock().unwrap() = Some(f(TEAM_LOOP.get(), TEAM_COUNTERS.get())));
         out.into_inner().unwrap().unwrap()
     }
 

@@ -8,7 +8,8 @@
 //! so there every dependence is already met and nothing is allocated.
 #![allow(unsafe_code)]
 
-use crate::{arch, debug, mapping, memory, sync};
+use crate::execution::mapping;
+use crate::{arch, debug, memory, sync};
 use core::sync::atomic::{AtomicU32, Ordering};
 
 /// clang's `struct kmp_dim { i64 lo, up, st; }`.
@@ -56,8 +57,7 @@ pub fn linear(dims: &[Dim], vec: &[i64]) -> Option<u64> {
 }
 
 /// The team's doacross block, null outside such loops: a static of its own
-/// (`arch::team_doacross`), so that only modules with doacross loops
-/// reserve it.
+/// ([`TEAM_DOACROSS`]), so that only modules with doacross loops reserve it.
 pub struct TeamDoacross(pub core::sync::atomic::AtomicPtr<u8>);
 
 impl TeamDoacross {
@@ -72,12 +72,16 @@ impl Default for TeamDoacross {
     }
 }
 
+arch::team_static! {
+    static TEAM_DOACROSS: TeamDoacross = TeamDoacross::new();
+}
+
 fn team_of_one() -> bool {
     mapping::omp_num_threads() == 1
 }
 
 fn block() -> *mut Header {
-    arch::team_doacross().0.load(Ordering::Acquire).cast()
+    TEAM_DOACROSS.get().0.load(Ordering::Acquire).cast()
 }
 
 /// The dimensions and the bits of a block.
@@ -118,7 +122,7 @@ pub unsafe fn init(num_dims: i32, dims: *const Dim) {
             core::ptr::write_bytes(h.add(1).cast::<Dim>().add(dims.len()).cast::<u32>(), 0, words as usize);
         }
         arch::fence_block();
-        arch::team_doacross().0.store(h.cast(), Ordering::Release);
+        TEAM_DOACROSS.get().0.store(h.cast(), Ordering::Release);
     }
     sync::team_barrier();
 }
@@ -172,7 +176,7 @@ pub fn fini() {
     }
     sync::team_barrier();
     if mapping::omp_thread_num() == 0 {
-        let h = arch::team_doacross().0.swap(core::ptr::null_mut(), Ordering::AcqRel);
+        let h = TEAM_DOACROSS.get().0.swap(core::ptr::null_mut(), Ordering::AcqRel);
         // SAFETY: the team's block from `heap_alloc`, unpublished above; the
         // barrier let every thread finish with it.
         unsafe { arch::free(h.cast()) };

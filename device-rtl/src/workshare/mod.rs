@@ -10,7 +10,8 @@ pub mod doacross;
 pub mod iv;
 pub mod static_sched;
 
-use crate::{debug, mapping};
+use crate::execution::mapping;
+use crate::debug;
 use iv::LoopIv;
 use omprt_abi::Schedule;
 use static_sched::{StaticChunk, static_chunked, static_balanced};

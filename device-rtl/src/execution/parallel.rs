@@ -14,7 +14,8 @@
 //!   Team sizes are multiples of the warp size (`n < 32` runs serialized).
 #![allow(unsafe_code)]
 
-use crate::{arch, config, debug, mapping, memory, state, sync};
+use crate::execution::{mapping, state};
+use crate::{arch, config, debug, memory, sync};
 use core::ffi::c_void;
 
 /// Team size for a region asking for `requested` threads (-1 = no clause)
@@ -42,7 +43,7 @@ pub fn threads_for_region(requested: i32, spmd: bool) -> u32 {
 /// write of a thread state, so each ICV query of the kernel becomes a
 /// constant (saxpy: no team-state access left, as with LLVM's runtime).
 fn must_serialize(if_expr: i32) -> bool {
-    (if_expr == 0 && !mapping::is_spmd_mode()) || (config::may_use_nested_parallelism() && state::icvs().level > 0)
+    (if_expr == 0 && !mapping::is_spmd_mode()) || (state::may_use_nested_parallelism() && state::icvs().level > 0)
 }
 
 /// # Safety
@@ -54,10 +55,22 @@ fn must_serialize(if_expr: i32) -> bool {
 /// Inlined into the kernel, where clang's `nargs` is a constant: every path
 /// then calls the outlined region with one known arity (a dispatcher over all
 /// arities would give each kernel the register needs of a 34-argument call).
+///
+/// `kernel_is_spmd` is the C ABI's `__kmpc_is_spmd_exec_mode`, which the
+/// edge passes in: openmp-opt folds calls of that symbol per kernel (see
+/// [`in_spmd_kernel`]).
 #[inline(always)]
-pub unsafe fn parallel_60(if_expr: i32, num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) {
+pub unsafe fn parallel_60(
+    if_expr: i32,
+    num_threads: i32,
+    outlined: *mut c_void,
+    wrapper: *mut c_void,
+    args: *mut *mut c_void,
+    nargs: i64,
+    kernel_is_spmd: impl FnOnce() -> bool,
+) {
     let run_alone = must_serialize(if_expr)
-        || if in_spmd_kernel(wrapper, nargs) {
+        || if in_spmd_kernel(wrapper, nargs, kernel_is_spmd) {
             if is_out_of_line_call(nargs) && !(0..=1).contains(&nargs) {
                 // SAFETY: forwarded from the caller.
                 unsafe { spmd_region_apart(if_expr, num_threads, outlined, args, nargs) };
@@ -145,8 +158,8 @@ unsafe fn serialized_apart(outlined: *mut c_void, args: *mut *mut c_void, nargs:
 /// the out-of-line copy, and the region is a function, whose address LLVM
 /// does not count as a constant.
 #[inline(always)]
-fn in_spmd_kernel(wrapper: *mut c_void, nargs: i64) -> bool {
-    let spmd = crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0;
+fn in_spmd_kernel(wrapper: *mut c_void, nargs: i64, kernel_is_spmd: impl FnOnce() -> bool) -> bool {
+    let spmd = kernel_is_spmd();
     if is_clangs_spmd_call(wrapper, nargs) {
         debug::contract(spmd, debug::message!("generic-mode region without a wrapper function: __kmpc_parallel_60"));
         return true;
@@ -166,12 +179,12 @@ fn is_clangs_spmd_call(wrapper: *mut c_void, nargs: i64) -> bool {
 #[inline(always)]
 unsafe fn serialized<const ANY_ARITY: bool>(outlined: *mut c_void, args: *mut *mut c_void, nargs: i64) {
     let on_team_state = enter_serialized();
-    if let Some(detach) = crate::detach::hooks() {
+    if let Some(detach) = crate::tasks::detach::hooks() {
         (detach.begin_taskgroup)();
     }
     // SAFETY: forwarded from the caller.
     unsafe { invoke_microtask::<ANY_ARITY>(outlined, 0, args, nargs) };
-    if let Some(detach) = crate::detach::hooks() {
+    if let Some(detach) = crate::tasks::detach::hooks() {
         (detach.end_taskgroup)();
     }
     exit_serialized(on_team_state);
@@ -187,7 +200,7 @@ fn enter_serialized() -> bool {
     // serializes (`must_serialize`); saying so lets the thread-state path fold
     // away in such kernels.
     let main_thread_outside_regions =
-        !config::may_use_nested_parallelism() || (mapping::is_main_thread_in_generic_mode() && state::icvs().level == 0);
+        !state::may_use_nested_parallelism() || (mapping::is_main_thread_in_generic_mode() && state::icvs().level == 0);
     if main_thread_outside_regions {
         // The main thread is the only one running: the team state is its own.
         state::update_team(|t| t.icvs.level += 1);
@@ -279,7 +292,7 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
         // SAFETY: forwarded from the caller.
         unsafe { invoke_microtask::<ANY_ARITY>(outlined, tid as i32, args, nargs) };
         // The region's tasks complete before it ends.
-        crate::detach::wait_all_if_used();
+        crate::tasks::detach::wait_all_if_used();
         state::drop_states_since(n_states);
         if partial_team {
             arch::sync_threads_or(sync::BARRIER_PARTIAL_SPMD_TEAM, true);
@@ -440,7 +453,7 @@ pub fn kernel_parallel(work: &mut *mut c_void) -> bool {
 /// `__kmpc_kernel_end_parallel`: the region's tasks complete (`detach`), and
 /// ICV changes made inside it go.
 pub fn kernel_end_parallel() {
-    crate::detach::wait_all_if_used();
+    crate::tasks::detach::wait_all_if_used();
     state::drop_states_since(core::ptr::null_mut());
 }
 

@@ -1,7 +1,7 @@
 //! `detach`: tasks that complete when their event is fulfilled, and the
 //! tasks and waits that must wait for them.
 //!
-//! Every task still runs when it is created ([`crate::task`]), unless it
+//! Every task still runs when it is created ([`crate::tasks`]), unless it
 //! depends on a sibling that has not completed: a detached task whose event
 //! is not fulfilled, or a task deferred for that reason. Such a task is
 //! *deferred*: kept in a list and run by the thread that created it at a
@@ -26,10 +26,11 @@
 //! nothing, or a null test at -O0.
 #![allow(unsafe_code)]
 
-use crate::{arch, mapping, memory, task};
+use crate::execution::mapping;
+use crate::{arch, memory, tasks};
 use core::cell::UnsafeCell;
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
 /// clang's `kmp_depend_info`: an address, its length, and the kind.
 #[repr(C)]
@@ -209,16 +210,27 @@ pub fn wait_all_if_used() {
     }
 }
 
+arch::device_static! {
+    /// The hooks (null until the program makes a task with `detach`): written
+    /// only by `__kmpc_task_allow_completion_event` ([`allow_completion_event`]),
+    /// so that LLVM folds every hook away in programs without `detach`.
+    static DETACH_HOOKS: AtomicPtr<Hooks> = AtomicPtr::new(core::ptr::null_mut());
+}
+arch::device_static! {
+    /// The tasks that wait for detached tasks, device-wide.
+    static DETACH_TASKS: PendingTasks = PendingTasks::new();
+}
+
 /// The hooks, once the program made a task with `detach` on this device.
 #[inline(always)]
 pub fn hooks() -> Option<&'static Hooks> {
     // SAFETY: null, or `HOOKS` (set by `allow_completion_event`).
-    unsafe { arch::detach_hooks().load(Ordering::Acquire).as_ref() }
+    unsafe { DETACH_HOOKS.get().load(Ordering::Acquire).as_ref() }
 }
 
 /// The list, locked, for `f`. No task runs inside `f`.
 fn with_list<R>(f: impl FnOnce(&mut List) -> R) -> R {
-    let tasks = arch::detach_tasks();
+    let tasks = DETACH_TASKS.get();
     crate::sync::set_lock(&tasks.lock);
     // SAFETY: the lock is held.
     let r = f(unsafe { &mut *tasks.list.get() });
@@ -234,7 +246,7 @@ fn me() -> u64 {
 /// The task whose children the calling thread creates now: the explicit
 /// task it runs, or its implicit task at the current level.
 fn context_key() -> usize {
-    task::context_key()
+    tasks::context_key()
 }
 
 impl List {
@@ -348,7 +360,7 @@ pub fn allow_completion_event(task: *mut c_void) -> *mut c_void {
     // Through `black_box`: knowing the one value ever stored, LLVM turned
     // the calls through the table into direct calls, in every kernel.
     let table = core::hint::black_box(&raw const HOOKS);
-    arch::detach_hooks().store(table.cast_mut(), Ordering::Release);
+    DETACH_HOOKS.get().store(table.cast_mut(), Ordering::Release);
     let (owner, parent) = (me(), context_key());
     with_list(|l| {
         let e = l.push(owner, parent, Kind::Known);
@@ -531,7 +543,7 @@ fn run_one_ready(owner: u64, waited: Waited) -> bool {
         if task.is_null() {
             with_list(|l| l.remove(e));
         } else {
-            task::run(gtid, task);
+            tasks::run(gtid, task);
         }
     }
     true

@@ -1,6 +1,8 @@
 //! The C library functions user code calls in a target region that nothing
 //! else on the device defines: `assert`'s `__assert_fail`, `abort`, `puts`,
-//! and the byte and string comparisons of `<string.h>`.
+//! and the byte and string comparisons of `<string.h>`; and LLVM's lookup of
+//! `declare target indirect` functions ([`indirect_call`]), which user code
+//! also calls by name.
 //!
 //! clang 22 links no C library for nvptx (Debian packages none), and nvlink
 //! resolves CUDA's `malloc`, `free` and `vprintf` but none of these: without
@@ -12,6 +14,8 @@
 //! vouches for the memory, as the C standard asks of it.
 #![allow(unsafe_code)]
 
+
+pub mod indirect_call;
 use crate::arch;
 
 /// `memcmp`: the sign of the first differing byte pair, compared unsigned.

@@ -17,7 +17,8 @@
 //! pool, so `omp_free` serves every allocation function.
 #![allow(unsafe_code)]
 
-use crate::{arch, debug, state};
+use crate::execution::state;
+use crate::{arch, debug};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU64, Ordering};
 use omprt_abi::alloc::{AllocTrait, allocator, key, memspace, value};

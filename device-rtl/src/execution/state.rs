@@ -15,10 +15,13 @@
 //! live apart from it ([`PerThreadArrayCell`]).
 #![allow(unsafe_code)]
 
-use crate::{arch, config, debug, mapping};
+use super::ids;
+use crate::memory::{deferred_free, heap_alloc, heap_alloc_after_reclaim};
+use crate::{arch, config, debug};
+use omprt_abi::ExecMode;
 use core::cell::UnsafeCell;
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, Ordering};
 use omprt_abi::{KernelEnvironment, KernelLaunchEnvironment};
 
 /// The OpenMP ICVs a device thread can observe or change.
@@ -146,10 +149,15 @@ impl Default for TeamSharedCell {
     }
 }
 
+arch::team_static! {
+    /// The team state: the runtime's static shared-memory cost in every kernel.
+    static TEAM_SHARED: TeamSharedCell = TeamSharedCell::new();
+}
+
 #[inline(always)]
 pub fn team_ptr() -> *mut TeamState {
     // SAFETY: only a raw pointer is formed; no reference to shared data escapes.
-    unsafe { &raw mut (*arch::team_shared().get()).state }
+    unsafe { &raw mut (*TEAM_SHARED.get().get()).state }
 }
 
 /// Reads one field of the team state.
@@ -165,6 +173,44 @@ pub fn team<R>(f: impl FnOnce(&TeamState) -> R) -> R {
 pub fn update_team(f: impl FnOnce(&mut TeamState)) {
     // SAFETY: single writer per the module discipline; the &mut lives only for `f`.
     unsafe { f(&mut *team_ptr()) }
+}
+
+/// The kernel's execution mode and the team's roles, read from the team state.
+#[inline(always)]
+pub fn is_spmd_mode() -> bool {
+    ExecMode::from_bits_retain(team(|t| t.exec_mode)).is_spmd()
+}
+
+/// Whether clang emitted the kernel in SPMD mode: the mode without the
+/// GENERIC bit, which openmp-opt keeps when it makes a generic kernel SPMD.
+/// Only there does every thread run the team's sequential code in step; in a
+/// kernel openmp-opt made SPMD, code it could not prove safe runs guarded, on
+/// the main thread alone.
+#[inline(always)]
+pub fn is_spmd_kernel_from_clang() -> bool {
+    let mode = ExecMode::from_bits_retain(team(|t| t.exec_mode));
+    mode.is_spmd() && !mode.contains(ExecMode::GENERIC)
+}
+
+#[inline(always)]
+pub fn is_main_thread_in_generic_mode() -> bool {
+    !is_spmd_mode() && ids::thread_id_in_block() == ids::main_thread_id_in_generic_mode()
+}
+
+/// The thread that runs the team's sequential code: thread 0 in SPMD mode,
+/// the main thread in generic mode.
+#[inline(always)]
+pub fn is_initial_thread() -> bool {
+    if is_spmd_mode() { ids::thread_id_in_block() == 0 } else { is_main_thread_in_generic_mode() }
+}
+
+/// Whether a parallel region of this kernel may start inside another: not
+/// under `-fopenmp-assume-no-nested-parallelism`, nor when the kernel
+/// environment says so (clang sets the flag, openmp-opt clears it when it
+/// proves no nesting).
+#[inline(always)]
+pub fn may_use_nested_parallelism() -> bool {
+    !config::assume_no_nested_parallelism() && team(|t| t.may_use_nested_parallelism != 0)
 }
 
 /// Clears the fields an SPMD region set: no region, level 0. Called after
@@ -224,10 +270,10 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
     });
     // SAFETY: the initial thread, before the barrier that releases the others.
     unsafe {
-        *arch::team_thread_states().field() = core::ptr::null_mut();
-        *arch::team_loop_records().field() = core::ptr::null_mut();
-        *arch::team_task_records().field() = core::ptr::null_mut();
-        *arch::team_def_allocator().field() = DEFAULT_ALLOCATOR;
+        *TEAM_THREAD_STATES.get().field() = core::ptr::null_mut();
+        *TEAM_LOOP_RECORDS.get().field() = core::ptr::null_mut();
+        *TEAM_TASK_RECORDS.get().field() = core::ptr::null_mut();
+        *TEAM_DEF_ALLOCATOR.get().field() = DEFAULT_ALLOCATOR;
     }
 }
 
@@ -270,6 +316,19 @@ impl Default for DefAllocatorCell {
     }
 }
 
+arch::team_static! {
+    /// The team's def-allocator-var. The simulation starts it with garbage,
+    /// as shared memory is on the GPU: `init_team` must set it.
+    static TEAM_DEF_ALLOCATOR: DefAllocatorCell = DefAllocatorCell::new(), simulated as DefAllocatorCell::holding(0xdead_beef);
+}
+
+arch::device_static! {
+    /// Whether a thread of the device has set a def-allocator-var
+    /// (`omp_set_default_allocator`), written only by that setter, so that
+    /// LLVM folds its loads in programs that never call it.
+    static DEFAULT_ALLOCATOR_SET: AtomicBool = AtomicBool::new(false);
+}
+
 /// def-allocator-var's initial value, `omp_default_mem_alloc`.
 const DEFAULT_ALLOCATOR: u64 = omprt_abi::alloc::allocator::DEFAULT_MEM;
 
@@ -304,6 +363,56 @@ impl Default for PerThreadArrayCell {
     fn default() -> Self {
         Self::new()
     }
+}
+
+arch::team_static! {
+    static TEAM_THREAD_STATES: PerThreadArrayCell = PerThreadArrayCell::new();
+}
+arch::team_static! {
+    static TEAM_LOOP_RECORDS: PerThreadArrayCell = PerThreadArrayCell::new();
+}
+arch::team_static! {
+    static TEAM_TASK_RECORDS: PerThreadArrayCell = PerThreadArrayCell::new();
+}
+
+arch::device_static! {
+    /// Whether a thread has made one of the per-thread arrays
+    /// ([`PerThread`]): written only where one is made, so that in a program
+    /// that never makes one LLVM knows it unset, and drops the kernel-end
+    /// release (`kernel::target_deinit`) with its barrier.
+    pub static PER_THREAD_ARRAYS_MADE: AtomicBool = AtomicBool::new(false);
+}
+
+arch::device_static! {
+    /// The device's nteams-var (`omp_set_num_teams`; 0: never set), one copy
+    /// per device, read by later kernels; written only by its setter, so
+    /// that LLVM folds its loads in programs that never set it.
+    pub static DEVICE_NTEAMS: AtomicI32 = AtomicI32::new(0);
+}
+arch::device_static! {
+    /// The device's teams-thread-limit-var (`omp_set_teams_thread_limit`),
+    /// as [`DEVICE_NTEAMS`].
+    pub static DEVICE_TEAMS_THREAD_LIMIT: AtomicI32 = AtomicI32::new(0);
+}
+
+/// For tests, between launches: whether a grid of the calling thread's
+/// device made one of the per-thread arrays.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn device_made_per_thread_arrays() -> bool {
+    PER_THREAD_ARRAYS_MADE.get().load(Ordering::Relaxed)
+}
+
+#[inline(always)]
+fn thread_states_cell() -> &'static PerThreadArrayCell {
+    TEAM_THREAD_STATES.get()
+}
+#[inline(always)]
+fn loop_records_cell() -> &'static PerThreadArrayCell {
+    TEAM_LOOP_RECORDS.get()
+}
+#[inline(always)]
+fn task_records_cell() -> &'static PerThreadArrayCell {
+    TEAM_TASK_RECORDS.get()
 }
 
 /// The calling thread's own state, if it has one.
@@ -381,18 +490,18 @@ impl<T> Clone for PerThread<T> {
 impl<T> Copy for PerThread<T> {}
 
 pub const THREAD_STATES: PerThread<ThreadState> =
-    PerThread { cell: arch::team_thread_states, header: 0, elements: core::marker::PhantomData };
+    PerThread { cell: thread_states_cell, header: 0, elements: core::marker::PhantomData };
 /// Its header is the team's turn in an `ordered` loop
 /// (`workshare::dispatch`): on the heap with the records that every thread
 /// of such a loop pushes, rather than in shared memory of its own, which took
 /// ordered.c's kernels 8 bytes above LLVM 19's with `-foffload-lto`.
 pub const LOOP_RECORDS: PerThread<c_void> =
-    PerThread { cell: arch::team_loop_records, header: 1, elements: core::marker::PhantomData };
+    PerThread { cell: loop_records_cell, header: 1, elements: core::marker::PhantomData };
 /// The explicit task each thread runs (`task`), for `omp_in_explicit_task`.
 /// Apart from the loop records: sharing their array would double it, and its
 /// zeroing, in every kernel with a dispatched loop.
 pub const TASK_RECORDS: PerThread<c_void> =
-    PerThread { cell: arch::team_task_records, header: 0, elements: core::marker::PhantomData };
+    PerThread { cell: task_records_cell, header: 0, elements: core::marker::PhantomData };
 
 impl<T> PerThread<T> {
     #[inline(always)]
@@ -439,8 +548,8 @@ impl<T> PerThread<T> {
     /// was first. Inlined like `memory::heap_alloc`.
     #[inline(always)]
     fn install(self) {
-        let n = self.header + mapping::num_threads_in_block() as usize;
-        let fresh = crate::memory::heap_alloc_after_reclaim((n * core::mem::size_of::<*mut T>()) as u64).cast::<*mut T>();
+        let n = self.header + ids::num_threads_in_block() as usize;
+        let fresh = heap_alloc_after_reclaim((n * core::mem::size_of::<*mut T>()) as u64).cast::<*mut T>();
         for i in 0..n {
             // SAFETY: `fresh` holds the header and one element per thread of the block.
             unsafe { fresh.add(i).write(core::ptr::null_mut()) };
@@ -456,7 +565,7 @@ impl<T> PerThread<T> {
             // does this, the kernel end has no release to run
             // (`kernel::target_deinit`). Here, not before the allocation:
             // there it cost ordered.c's kernels 2 registers at -O2 (26 -> 28).
-            arch::per_thread_arrays_made().store(true, Ordering::Relaxed);
+            PER_THREAD_ARRAYS_MADE.get().store(true, Ordering::Relaxed);
         }
     }
 
@@ -469,7 +578,7 @@ impl<T> PerThread<T> {
         if !array.is_null() {
             // SAFETY: as in `array_if_any`; nobody else accesses it now.
             unsafe { *self.field() = core::ptr::null_mut() };
-            crate::deferred_free::free_later(array.cast());
+            deferred_free::free_later(array.cast());
         }
     }
 }
@@ -484,7 +593,7 @@ pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
     }
-    let state = crate::memory::heap_alloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
+    let state = heap_alloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
     let slot = THREAD_STATES.my_slot();
     // SAFETY: this thread's slot; `state` is a fresh allocation; the team
     // state is only written between barriers this thread is not inside.
@@ -530,7 +639,7 @@ pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
     if !ts.is_null() {
         // SAFETY: only this thread touches its state.
         unsafe { f(&mut (*ts).icvs) };
-    } else if icvs().level == 0 && mapping::is_initial_thread() {
+    } else if icvs().level == 0 && is_initial_thread() {
         update_team(|t| f(&mut t.icvs));
     } else {
         let ts = enter_data_environment();
@@ -547,11 +656,11 @@ pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
 /// # Safety
 /// `top` is null or the calling thread's live state.
 pub unsafe fn def_allocator_in(top: *const ThreadState) -> u64 {
-    if !arch::default_allocator_set().load(Ordering::Relaxed) {
+    if !DEFAULT_ALLOCATOR_SET.get().load(Ordering::Relaxed) {
         DEFAULT_ALLOCATOR
     } else if top.is_null() {
         // SAFETY: the team's cell, written outside regions (see its type).
-        unsafe { *arch::team_def_allocator().field() }
+        unsafe { *TEAM_DEF_ALLOCATOR.get().field() }
     } else {
         // SAFETY: a thread's state is only touched by that thread.
         unsafe { (*top).def_allocator }
@@ -567,9 +676,9 @@ pub fn def_allocator() -> u64 {
 /// `omp_set_default_allocator`: in the calling task's data environment,
 /// where [`set_icv`] puts every other ICV.
 pub fn set_def_allocator(handle: u64) {
-    arch::default_allocator_set().store(true, Ordering::Relaxed);
+    DEFAULT_ALLOCATOR_SET.get().store(true, Ordering::Relaxed);
     let ts = current_thread_state();
-    let home = if !ts.is_null() || (icvs().level == 0 && mapping::is_initial_thread()) { ts } else { enter_data_environment() };
+    let home = if !ts.is_null() || (icvs().level == 0 && is_initial_thread()) { ts } else { enter_data_environment() };
     // SAFETY: the calling thread's own state, or null for the team's initial
     // thread outside any region.
     unsafe { write_def_allocator(home, handle) };
@@ -581,7 +690,7 @@ pub fn set_def_allocator(handle: u64) {
 /// # Safety
 /// As [`write_def_allocator`].
 pub unsafe fn restore_def_allocator(top: *mut ThreadState, handle: u64) {
-    if arch::default_allocator_set().load(Ordering::Relaxed) {
+    if DEFAULT_ALLOCATOR_SET.get().load(Ordering::Relaxed) {
         // SAFETY: forwarded from the caller.
         unsafe { write_def_allocator(top, handle) };
     }
@@ -597,7 +706,7 @@ unsafe fn write_def_allocator(home: *mut ThreadState, handle: u64) {
     // regions only (see its type).
     unsafe {
         if home.is_null() {
-            *arch::team_def_allocator().field() = handle;
+            *TEAM_DEF_ALLOCATOR.get().field() = handle;
         } else {
             (*home).def_allocator = handle;
         }

@@ -128,10 +128,31 @@ pub fn for_each_in_chain(mut block: *mut u8, mut free_block: impl FnMut(*mut u8)
     }
 }
 
+arch::device_static! {
+    /// The blocks waiting to be freed: device memory, shared by every kernel
+    /// of the module.
+    static DEFERRED_FREES: DeferredFrees = DeferredFrees::new();
+}
+
+/// For tests, between launches: how many blocks the calling thread's device
+/// has waiting to be freed. They go back in the same order, for the next
+/// allocation to free.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn blocks_waiting() -> usize {
+    let list = DEFERRED_FREES.get();
+    let mut blocks = Vec::new();
+    for_each_in_chain(list.take_all(), |b| blocks.push(b));
+    let n = blocks.len();
+    for b in blocks.into_iter().rev() {
+        list.push(b);
+    }
+    n
+}
+
 /// Gives a heap block back without a call.
 #[inline(always)]
 pub fn free_later(block: *mut c_void) {
-    arch::deferred_frees().push(block.cast());
+    DEFERRED_FREES.get().push(block.cast());
 }
 
 /// Frees every block given back; called before each heap allocation.
@@ -141,7 +162,7 @@ pub fn free_later(block: *mut c_void) {
 #[inline(always)]
 pub fn reclaim() {
     // SAFETY: blocks their owners gave up with `free_later`.
-    for_each_in_chain(arch::deferred_frees().take_all(), |block| unsafe { arch::free(block) });
+    for_each_in_chain(DEFERRED_FREES.get().take_all(), |block| unsafe { arch::free(block) });
 }
 
 /// [`reclaim`] with no pointer live across each `free` (see the module's
@@ -149,7 +170,7 @@ pub fn reclaim() {
 #[inline(always)]
 pub fn reclaim_through_slot() {
     // SAFETY: blocks their owners gave up with `free_later`.
-    arch::deferred_frees().drain_through_slot(|block| unsafe { arch::free(block) });
+    DEFERRED_FREES.get().drain_through_slot(|block| unsafe { arch::free(block) });
 }
 
 #[cfg(test)]

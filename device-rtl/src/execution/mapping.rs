@@ -1,5 +1,7 @@
-//! Who is who: hardware ids, the execution mode, the generic-mode main
-//! thread, and the OpenMP thread numbering derived from them.
+//! Who is who: hardware ids ([`ids`](super::ids)), the execution mode and the
+//! thread that runs the team's sequential code (kept in the team state,
+//! [`state`]), and the OpenMP thread numbering derived from them. The
+//! runtime asks this module; it re-exports the first two.
 //!
 //! The mode is read from the team state, not through a call of the exported
 //! `__kmpc_is_spmd_exec_mode`: openmp-opt folds such calls per kernel, but in a
@@ -11,76 +13,11 @@
 //! modes), clang inlines it afterwards (`.omprt.always_inline_later`): a
 //! call would cost the kernel registers.
 
+use super::state;
 use crate::arch::{self, WARP_SIZE};
-use crate::state;
-use omprt_abi::ExecMode;
 
-#[inline(always)]
-pub fn thread_id_in_block() -> u32 {
-    arch::thread_id_in_block()
-}
-#[inline(always)]
-pub fn num_threads_in_block() -> u32 {
-    arch::num_threads_in_block()
-}
-#[inline(always)]
-pub fn block_id() -> u32 {
-    arch::block_id()
-}
-#[inline(always)]
-pub fn num_blocks() -> u32 {
-    arch::num_blocks()
-}
-
-#[inline(always)]
-pub fn is_spmd_mode() -> bool {
-    ExecMode::from_bits_retain(state::team(|t| t.exec_mode)).is_spmd()
-}
-
-/// Whether clang emitted the kernel in SPMD mode: the mode without the
-/// GENERIC bit, which openmp-opt keeps when it makes a generic kernel SPMD.
-/// Only there does every thread run the team's sequential code in step; in a
-/// kernel openmp-opt made SPMD, code it could not prove safe runs guarded, on
-/// the main thread alone.
-#[inline(always)]
-pub fn is_spmd_kernel_from_clang() -> bool {
-    let mode = ExecMode::from_bits_retain(state::team(|t| t.exec_mode));
-    mode.is_spmd() && !mode.contains(ExecMode::GENERIC)
-}
-
-/// Generic mode: the main thread is the first lane of the last warp
-/// (LLVM 22's host adds that warp for it; ABI-CONTRACT.md 3.2).
-#[inline(always)]
-pub fn main_thread_id_in_generic_mode() -> u32 {
-    first_lane_of_last_warp(num_threads_in_block())
-}
-
-#[inline(always)]
-fn first_lane_of_last_warp(block_threads: u32) -> u32 {
-    (block_threads - 1) & !(WARP_SIZE - 1)
-}
-
-#[inline(always)]
-pub fn is_main_thread_in_generic_mode() -> bool {
-    !is_spmd_mode() && thread_id_in_block() == main_thread_id_in_generic_mode()
-}
-
-/// Whether the caller is the generic-mode main thread, with the ids read
-/// anew (`arch::thread_id_in_block_reread`): at a kernel's end, where the
-/// ids read before the region would stay live across it. In a file of SPMD
-/// and generic kernels this check is in SPMD ones too (schedules.c's SPMD
-/// loops 30 -> 28 registers). The mode is the caller's to check.
-#[inline(always)]
-pub fn is_generic_main_thread_reread() -> bool {
-    arch::thread_id_in_block_reread() == first_lane_of_last_warp(arch::num_threads_in_block_reread())
-}
-
-/// The thread that runs the team's sequential code: thread 0 in SPMD mode,
-/// the main thread in generic mode.
-#[inline(always)]
-pub fn is_initial_thread() -> bool {
-    if is_spmd_mode() { thread_id_in_block() == 0 } else { is_main_thread_in_generic_mode() }
-}
+pub use super::ids::*;
+pub use super::state::{is_initial_thread, is_main_thread_in_generic_mode, is_spmd_kernel_from_clang, is_spmd_mode};
 
 /// Threads that can run a parallel region: all in SPMD mode; in generic
 /// mode all but the main thread's warp.

@@ -7,8 +7,7 @@
 //! by the time a later task starts, `taskwait` and `taskgroup` have nothing
 //! left to wait for, and a `taskloop` is one task over the whole loop (as in
 //! LLVM's DeviceRTL). The exception is a task that depends on a sibling
-//! with `detach` whose event is not fulfilled: [`crate::detach`] keeps it
-//! for later.
+//! with `detach` whose event is not fulfilled: [`detach`] keeps it for later.
 //!
 //! Layout of an allocation: our [`Header`], then clang's task (a
 //! `omprt_abi::task::KmpTask`, or `KmpTaskLoop`, and the task's private
@@ -17,8 +16,11 @@
 //! [`begin`] and [`end`], which for an `if(0)` task are two entry points.
 #![allow(unsafe_code)]
 
+pub mod detach;
+
+use crate::execution::{mapping, state};
 use crate::workshare::iv::runs_no_iteration;
-use crate::{arch, detach, mapping, memory, state};
+use crate::{arch, memory};
 use core::ffi::c_void;
 use omprt_abi::task::{DESTRUCTORS_FLAG, KmpTask, LITER_AFTER_LB};
 
@@ -182,7 +184,7 @@ pub fn in_explicit_task() -> bool {
 }
 
 /// The task whose children the calling thread creates now, for
-/// [`crate::detach`]: the explicit task it runs (its header's address), or
+/// [`crate::tasks::detach`]: the explicit task it runs (its header's address), or
 /// else its implicit task at the current level (an odd number: below the
 /// explicit task it is nested in, if any, whose header is 16-byte aligned).
 pub fn context_key() -> usize {

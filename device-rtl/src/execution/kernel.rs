@@ -17,17 +17,21 @@
 //! already gone.
 #![allow(unsafe_code)]
 
-use crate::{arch, mapping, parallel, state};
+use crate::execution::{mapping, parallel, state};
+use crate::arch;
 use omprt_abi::{ExecMode, KernelEnvironment, KernelLaunchEnvironment};
 
 /// Returns -1 for threads that run the target region, else their thread id.
+/// A generic-mode worker first serves parallel regions in `worker_loop` when
+/// the kernel asks for the runtime's state machine: the C ABI's loop, which
+/// calls the exported protocol functions (see its comment in `exports`).
 ///
 /// # Safety
 /// `kernel_env` points to the kernel's environment as clang emits it;
 /// `launch_env` is only stored, never dereferenced here (it is all-ones for
 /// kernels without a teams reduction).
 #[inline(always)]
-pub unsafe fn target_init(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLaunchEnvironment) -> i32 {
+pub unsafe fn target_init(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLaunchEnvironment, worker_loop: impl FnOnce()) -> i32 {
     // Read the fields straight from the constant clang emitted, so openmp-opt's
     // rewrites of it and constant propagation flow into this code.
     // SAFETY: the caller passes the kernel's own environment.
@@ -46,50 +50,20 @@ pub unsafe fn target_init(kernel_env: *const KernelEnvironment, launch_env: *mut
         return -1;
     }
     if config.use_generic_state_machine != 0 && tid + arch::WARP_SIZE < ntid {
-        worker_state_machine();
+        worker_loop();
     }
     tid as i32
 }
 
-/// The runtime's own worker loop (ABI-CONTRACT.md 3.4): wait for the main
-/// thread to publish a region, run it if this thread is part of its team,
-/// meet the main thread again, repeat until it publishes "done" (null).
-///
-/// It calls the *exported* protocol functions on purpose. clang links only
-/// the runtime functions a TU references (`-mlink-builtin-bitcode`), and
-/// openmp-opt later inserts calls to `__kmpc_kernel_parallel` & co. when it
-/// builds a state machine; a function missing from the TU then comes from
-/// `libompdevice.a` at device link, with its *own* copy of the team state,
-/// and the workers never see the main thread's regions. Referencing them
-/// from here (every generic kernel reaches `__kmpc_target_init`) keeps them
-/// in the TU, next to the one team state.
-#[inline(never)]
-pub fn worker_state_machine() {
-    use crate::exports::{parallel as rt, sync as rt_sync};
-    loop {
-        rt_sync::__kmpc_barrier_simple_generic(core::ptr::null(), 0);
-        let mut work: *mut core::ffi::c_void = core::ptr::null_mut();
-        // SAFETY: `work` is a valid out-pointer.
-        let active = unsafe { rt::__kmpc_kernel_parallel(&mut work) };
-        if work.is_null() {
-            return;
-        }
-        if active {
-            // SAFETY: the main thread published clang's wrapper for this region.
-            unsafe { parallel::invoke_wrapper(work, mapping::thread_id_in_block()) };
-            rt::__kmpc_kernel_end_parallel();
-        }
-        rt_sync::__kmpc_barrier_simple_generic(core::ptr::null(), 0);
-    }
-}
-
-/// Called by the threads that got -1 from [`target_init`] when the region ends.
-pub fn target_deinit() {
+/// Called by the threads that got -1 from [`target_init`] when the region
+/// ends. `kernel_is_spmd` is the C ABI's `__kmpc_is_spmd_exec_mode`, whose
+/// calls openmp-opt folds per kernel.
+pub fn target_deinit(kernel_is_spmd: impl FnOnce() -> bool) {
     // The kernel's tasks complete before it ends.
-    crate::detach::wait_all_if_used();
+    crate::tasks::detach::wait_all_if_used();
     // Inlined into each kernel, where openmp-opt folds the call: the mode in
     // the team state does not fold in a file with kernels of both modes.
-    if crate::exports::kernel::__kmpc_is_spmd_exec_mode() != 0 {
+    if kernel_is_spmd() {
         // Thread states may have been made by any thread: free them once all
         // threads are done with them. Not where no code can make them: where
         // nothing in the module (a file's in the default build, the device
@@ -98,7 +72,7 @@ pub fn target_deinit() {
         // the one that ends the last region too (`-foffload-lto`:
         // thread_ids.c l10 16 -> 12 registers, LLVM 19: 14). Elsewhere this
         // is unchanged: the flag's value is never read at run time.
-        if !crate::config::assume_no_thread_state() && !arch::known_never_set(arch::per_thread_arrays_made()) {
+        if !crate::config::assume_no_thread_state() && !arch::known_never_set(state::PER_THREAD_ARRAYS_MADE.get()) {
             arch::sync_threads_aligned();
             if mapping::thread_id_in_block() == 0 {
                 state::release_thread_states();

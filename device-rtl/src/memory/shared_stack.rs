@@ -1,0 +1,143 @@
+//! `__kmpc_alloc_shared`: variables clang "globalises" because other threads
+//! may see them.
+//!
+//! Budget: a 512-byte stack in CTA-shared memory serves the team's
+//! sequential code, which is where clang globalises the variables a parallel
+//! region shares: the generic-mode main thread, or in a kernel clang made
+//! SPMD every thread outside a parallel region, which all get the same
+//! address (see [`alloc_in_spmd_team_code`]). Upstream splits 512 bytes over all threads,
+//! which leaves each one 0 bytes at 64+ threads. Every other request, and any
+//! request that does not fit, falls back to the device heap; an exhausted heap
+//! traps with a message. Allocations are LIFO per thread and 16-byte aligned
+//! (clang marks the call sites `align 16`).
+#![allow(unsafe_code)]
+
+use super::heap_alloc;
+use crate::execution::{mapping, state};
+use crate::{arch, debug, sync};
+use core::ffi::c_void;
+
+pub const SHARED_STACK_BYTES: usize = 512;
+pub const ALIGNMENT: u64 = 16;
+
+/// The team's stack: its own static ([`TEAM_STACK`]), so that only kernels
+/// that call `__kmpc_alloc_shared` pay its shared memory.
+#[repr(C, align(16))]
+pub struct SharedStack {
+    bytes: core::cell::UnsafeCell<[u8; SHARED_STACK_BYTES]>,
+}
+
+// SAFETY: only the generic-mode main thread uses the stack (see `alloc_shared`).
+unsafe impl Sync for SharedStack {}
+
+impl SharedStack {
+    pub const fn new() -> Self {
+        SharedStack { bytes: core::cell::UnsafeCell::new([0; SHARED_STACK_BYTES]) }
+    }
+}
+
+impl Default for SharedStack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+arch::team_static! {
+    /// The team's `__kmpc_alloc_shared` stack.
+    static TEAM_STACK: SharedStack = SharedStack::new();
+}
+
+fn stack_base() -> *mut u8 {
+    TEAM_STACK.get().bytes.get().cast()
+}
+
+#[inline(always)]
+fn round_up(bytes: u64) -> u64 {
+    bytes.div_ceil(ALIGNMENT) * ALIGNMENT
+}
+
+/// Whether the caller runs an SPMD team's sequential code, which every
+/// thread of the block runs, in step: in kernels clang made SPMD. Kernels
+/// openmp-opt made SPMD keep the heap: an allocation there may run guarded,
+/// and the guard hands its block on to the other threads.
+#[inline(always)]
+fn in_spmd_team_code() -> bool {
+    mapping::is_spmd_kernel_from_clang() && state::icvs().level == 0
+}
+
+/// `__kmpc_alloc_shared` in SPMD team code. clang allocates there the team's
+/// copy of a variable that the team's parallel region shares: in
+/// `target teams distribute parallel for lastprivate(x)`, the copy that the
+/// thread running the inner loop's last iteration writes and that every
+/// thread then copies out. So the team's threads must get one copy, not one
+/// each (with one each, the copy-out raced: lastprivate_combined.c). They
+/// all make the same calls, so thread 0 allocates for the team and
+/// publishes the block; the first barrier keeps it from replacing a
+/// published block that a slow thread has not read yet.
+fn alloc_in_spmd_team_code(size: u64) -> *mut c_void {
+    sync::all_threads();
+    if arch::thread_id_in_block() == 0 {
+        let block = stack_push(size).unwrap_or_else(|| heap_alloc(size));
+        state::update_team(|t| t.team_block = block);
+    }
+    sync::all_threads();
+    state::team(|t| t.team_block)
+}
+
+/// `__kmpc_alloc_shared`.
+pub fn alloc_shared(bytes: u64) -> *mut c_void {
+    let size = round_up(bytes);
+    if in_spmd_team_code() {
+        return alloc_in_spmd_team_code(size);
+    }
+    if mapping::is_main_thread_in_generic_mode()
+        && let Some(block) = stack_push(size)
+    {
+        return block;
+    }
+    heap_alloc(size)
+}
+
+/// `size` bytes on the shared stack, if they fit; called by the one thread
+/// that runs the team's sequential code.
+fn stack_push(size: u64) -> Option<*mut c_void> {
+    let top = state::team(|t| t.stack_top) as u64;
+    if top + size > SHARED_STACK_BYTES as u64 {
+        return None;
+    }
+    state::update_team(|t| t.stack_top = (top + size) as u32);
+    // SAFETY: `top + size` is within the stack array.
+    Some(unsafe { stack_base().add(top as usize) }.cast())
+}
+
+/// `__kmpc_free_shared`: `bytes` is the size passed to the allocation.
+pub fn free_shared(ptr: *mut c_void, bytes: u64) {
+    let base = stack_base() as usize;
+    let addr = ptr as usize;
+    let in_stack = addr >= base && addr < base + SHARED_STACK_BYTES;
+    // In SPMD team code every thread frees the team's block: once all are
+    // done with it, thread 0 frees it for the team.
+    let for_team = in_spmd_team_code();
+    if for_team {
+        sync::all_threads();
+    }
+    if !for_team || arch::thread_id_in_block() == 0 {
+        free_own(addr.wrapping_sub(base), in_stack, ptr, bytes);
+    }
+}
+
+/// Frees a block the caller allocated: the shared stack's top one at
+/// `offset`, or a heap block.
+fn free_own(offset: usize, in_stack: bool, ptr: *mut c_void, bytes: u64) {
+    if in_stack {
+        let size = round_up(bytes) as u32;
+        let top = state::team(|t| t.stack_top);
+        debug::assertion(offset + size as usize == top as usize, debug::message!("frees out of LIFO order: __kmpc_free_shared"));
+        state::update_team(|t| t.stack_top = top - size);
+    } else {
+        // SAFETY: a heap block of `alloc_shared` (not in the stack), which
+        // `__kmpc_free_shared`'s caller gives up.
+        unsafe { arch::free(ptr.cast()) };
+    }
+}
+
