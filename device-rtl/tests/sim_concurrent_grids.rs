@@ -222,7 +222,7 @@ fn a_leaked_block_shows_in_the_devices_heap_count() {
     let env = Shared(kernel_env(ExecMode::SPMD, 1));
     device.launch(1, 1, || unsafe {
         __kmpc_target_init(env.get(), no_launch_env());
-        let _leaked = omprt_device_rtl::memory::heap_alloc(8);
+        let _leaked = omprt_device_rtl::memory::heap_alloc(8, omprt_device_rtl::memory::heap::exhausted::TASK);
         __kmpc_target_deinit();
     });
     assert_eq!(device.live_heap_blocks(), 1);

@@ -498,7 +498,7 @@ fn unimplemented_entry_points_trap_naming_themselves() {
                 call();
             })
         });
-        assert_eq!(msg, format!("omprt: not implemented yet: {name}"));
+        assert_eq!(msg, format!("omprt: not implemented yet: {name} (source location unknown: clang passes it with -O1 or more and -gline-tables-only, team 0, thread 0)"));
     }
 }
 
@@ -569,7 +569,7 @@ fn per_thread_arrays_are_freed_by_the_next_allocation() {
                 __kmpc_parallel_60(std::ptr::null(), 0, 1, -1, -1, f, std::ptr::null_mut(), std::ptr::null_mut(), 0, 0);
             }
             if allocate && arch::thread_id_in_block() == 0 {
-                arch::free(omprt_device_rtl::memory::heap_alloc(64).cast());
+                arch::free(omprt_device_rtl::memory::heap_alloc(64, omprt_device_rtl::memory::heap::exhausted::TASK).cast());
             }
             __kmpc_target_deinit();
         })
@@ -731,4 +731,45 @@ fn the_teams_icvs_are_the_devices() {
         assert_eq!(query(), (17, 40), "a later kernel on the device reads what the last one set");
         __kmpc_target_deinit();
     });
+}
+
+/// A trap says where: the kernel's source location from clang's `ident_t`
+/// (what `-g` or `-gline-tables-only` fills in), the team and the thread.
+/// The runtime runs as inlined into clang's kernels, where the kernel's
+/// `ident_t` is a constant; out of line the report says the location is
+/// unknown there.
+#[test]
+fn a_trap_names_the_kernels_source_line_team_and_thread() {
+    let unknown_out_of_line = trap_message(|| {
+        let env = Shared(kernel_env(ExecMode::SPMD, 32));
+        sim::launch(1, 32, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            if arch::thread_id_in_block() == 3 {
+                sim::fail_mallocs(1);
+                let _ = omprt_device_rtl::memory::heap_alloc(64, omprt_device_rtl::memory::heap::exhausted::ALLOC_SHARED);
+            }
+            __kmpc_target_deinit();
+        })
+    });
+    assert!(unknown_out_of_line.ends_with("(source location unknown: clang passes it with -O1 or more and -gline-tables-only, team 0, thread 3)"), "{unknown_out_of_line}");
+    sim::inline_into_clangs_calls(true);
+    let ident = Shared(omprt_abi::Ident { reserved_1: 0, flags: 2, reserved_2: 0, reserved_3: 0, psource: c";prog.c;main;42;3;;".as_ptr().cast() });
+    let mut env = kernel_env(ExecMode::SPMD, 32);
+    env.ident = ident.get();
+    let env = Shared(env);
+    let message = trap_message(|| {
+        sim::launch(2, 32, || unsafe {
+            __kmpc_target_init(env.get(), no_launch_env());
+            if arch::block_id() == 1 && arch::thread_id_in_block() == 5 {
+                sim::fail_mallocs(1);
+                let _ = omprt_device_rtl::memory::heap_alloc(64, omprt_device_rtl::memory::heap::exhausted::ALLOC_SHARED);
+            }
+            __kmpc_target_deinit();
+        })
+    });
+    assert_eq!(
+        message,
+        "omprt: device heap exhausted in __kmpc_alloc_shared; raise LIBOMPTARGET_HEAP_SIZE (prog.c:42:3, team 1, thread 5)"
+    );
+    sim::inline_into_clangs_calls(false);
 }

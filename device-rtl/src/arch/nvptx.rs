@@ -407,21 +407,89 @@ pub fn trap_with_message(message: &[u8]) -> ! {
 }
 
 /// Traps without printing: a `trap` is no call, where a `printf` would give
-/// the kernel the register floor of one. `_message` is what
-/// [`trap_with_message`] would have printed (the simulation panics with it).
+/// the kernel the register floor of one. `_what` is the reason a report
+/// would have given (the simulation panics with it).
 #[inline(always)]
-pub fn trap_without_message(_message: &[u8]) -> ! {
+pub fn trap_without_message(_what: &[u8]) -> ! {
     // SAFETY: no preconditions.
     unsafe { llvm_trap() }
 }
 
-/// Prints "omprt: <what>: <name>" then traps; both NUL-terminated.
-#[inline(never)]
-#[cold]
-pub fn trap_naming(what: &[u8], name: &[u8]) -> ! {
-    print_naming(what, name);
-    // SAFETY: no preconditions.
-    unsafe { llvm_trap() }
+/// Bytes of the line a trap's source location is written in.
+pub const TRAP_LINE_BYTES: usize = 256;
+
+/// What the first thread of the device to trap prints: the arguments of
+/// its printf and the line its source location is written in. In global
+/// memory: arguments or a line on the stack would give every kernel that
+/// can reach a trap a stack frame.
+#[repr(C)]
+pub struct TrapReport {
+    claimed: core::sync::atomic::AtomicU32,
+    /// vprintf's argument buffer: each argument at its own alignment.
+    args: core::cell::UnsafeCell<[u64; 4]>,
+    line: core::cell::UnsafeCell<[u8; TRAP_LINE_BYTES]>,
+}
+
+// SAFETY: written only by the one thread that claimed it.
+unsafe impl Sync for TrapReport {}
+
+#[unsafe(link_section = ".omprt.device_global")]
+static TRAP_REPORT: TrapReport = TrapReport {
+    claimed: core::sync::atomic::AtomicU32::new(0),
+    args: core::cell::UnsafeCell::new([0; 4]),
+    line: core::cell::UnsafeCell::new([0; TRAP_LINE_BYTES]),
+};
+
+/// The line for a trap's source location, for the first thread of the
+/// device that traps: its trap ends the kernel, so the message that matters
+/// is the first. Every other thread gets `None` and traps without printing.
+#[inline(always)]
+pub fn claim_trap_line() -> Option<&'static mut [u8; TRAP_LINE_BYTES]> {
+    if TRAP_REPORT.claimed.swap(1, core::sync::atomic::Ordering::Relaxed) != 0 {
+        return None;
+    }
+    // SAFETY: the swap gave this thread the report, and nobody else writes it.
+    Some(unsafe { &mut *TRAP_REPORT.line.get() })
+}
+
+/// Prints `format` with `first` (`%s`), then the block and thread ids
+/// (`%u`, `%u`), for the thread that claimed the trap line, and traps.
+///
+/// # Safety
+/// `format` is a NUL-terminated printf format with exactly those three
+/// directives; `first` a NUL-terminated string that lives for the kernel.
+#[inline(always)]
+pub unsafe fn trap_reporting(format: &[u8], first: *const u8) -> ! {
+    // SAFETY: the claiming thread's buffer, in vprintf's layout: a pointer,
+    // then two 4-byte integers. The thread id is read anew, so that the one
+    // read at the kernel's start stays out of a register until here.
+    unsafe {
+        let args = TRAP_REPORT.args.get().cast::<u8>();
+        args.cast::<*const u8>().write_volatile(first);
+        args.add(8).cast::<u32>().write_volatile(block_id());
+        args.add(12).cast::<u32>().write_volatile(thread_id_in_block_reread());
+        vprintf(format.as_ptr(), args.cast());
+        llvm_trap()
+    }
+}
+
+/// [`trap_reporting`] with two strings first (`%s%s`, then `%s %u %u`).
+///
+/// # Safety
+/// As [`trap_reporting`], with `what` and `name` NUL-terminated strings too.
+#[inline(always)]
+pub unsafe fn trap_reporting_named(format: &[u8], what: *const u8, name: *const u8, location: *const u8) -> ! {
+    // SAFETY: as above: three pointers, then two 4-byte integers.
+    unsafe {
+        let args = TRAP_REPORT.args.get().cast::<u8>();
+        args.cast::<*const u8>().write_volatile(what);
+        args.add(8).cast::<*const u8>().write_volatile(name);
+        args.add(16).cast::<*const u8>().write_volatile(location);
+        args.add(24).cast::<u32>().write_volatile(block_id());
+        args.add(28).cast::<u32>().write_volatile(thread_id_in_block_reread());
+        vprintf(format.as_ptr(), args.cast());
+        llvm_trap()
+    }
 }
 
 /// Prints "omprt: <what>: <name>"; both NUL-terminated.

@@ -625,10 +625,10 @@ pub fn fence_system() {
 
 const HEADER: usize = 16;
 
-/// For tests: the next `n` device-heap allocations of the calling thread's
-/// launches fail, as on an exhausted GPU heap.
+/// For tests: the next `n` device-heap allocations of the device the caller
+/// runs on (a grid's, or the launching thread's) fail, as on an exhausted GPU heap.
 pub fn fail_mallocs(n: u32) {
-    Device::of_this_thread().0.failing_mallocs.store(n, Ordering::SeqCst);
+    current_device().0.failing_mallocs.store(n, Ordering::SeqCst);
 }
 
 /// Heap allocation with a 16-byte header holding the size (`free` needs it).
@@ -690,13 +690,60 @@ pub fn trap_with_message(message: &[u8]) -> ! {
     panic!("{}", c_str(message).trim_end())
 }
 
-/// A trap costs the simulation nothing either way: it says what happened.
-pub fn trap_without_message(message: &[u8]) -> ! {
-    trap_with_message(message)
+/// A trap costs the simulation nothing either way: it says what happened,
+/// as a report without its location (`format` as `trap_reporting` takes it).
+pub fn trap_without_message(format: &[u8]) -> ! {
+    let text = fill(c_str(format), &["", "", "", "", ""]);
+    panic!("{}", text.split(" (, team , thread )").next().unwrap_or(&text))
 }
 
-pub fn trap_naming(what: &[u8], name: &[u8]) -> ! {
-    panic!("omprt: {}: {}", c_str(what), c_str(name))
+/// Bytes of the line a trap's source location is written in.
+pub const TRAP_LINE_BYTES: usize = 256;
+
+/// A line of its own for every simulated thread that traps: the simulation
+/// reports each thread's trap, where the GPU prints the first.
+pub fn claim_trap_line() -> Option<&'static mut [u8; TRAP_LINE_BYTES]> {
+    Some(Box::leak(Box::new([0; TRAP_LINE_BYTES])))
+}
+
+/// Panics with the line the GPU prints: `format` with `first` and the
+/// block and thread ids for its `%s`, `%u` and `%u`.
+///
+/// # Safety
+/// `first` is a NUL-terminated string.
+pub unsafe fn trap_reporting(format: &[u8], first: *const u8) -> ! {
+    // SAFETY: forwarded from the caller.
+    let first = unsafe { c_string(first) };
+    panic!("{}", fill(c_str(format), &[&first, &block_id().to_string(), &thread_id_in_block().to_string()]))
+}
+
+/// [`trap_reporting`] with two strings first.
+///
+/// # Safety
+/// All three are NUL-terminated strings.
+pub unsafe fn trap_reporting_named(format: &[u8], what: *const u8, name: *const u8, location: *const u8) -> ! {
+    // SAFETY: forwarded from the caller.
+    let (what, name, location) = unsafe { (c_string(what), c_string(name), c_string(location)) };
+    panic!("{}", fill(c_str(format), &[&what, &name, &location, &block_id().to_string(), &thread_id_in_block().to_string()]))
+}
+
+/// `format` with its `%s` and `%u` directives replaced by `values` in
+/// order and `%%` by `%`, without its line end, as the GPU's printf prints it.
+fn fill(format: &str, values: &[&str]) -> String {
+    let mut out = String::new();
+    let mut values = values.iter();
+    let mut rest = format;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        match rest[at + 1..].chars().next() {
+            Some('%') => out.push('%'),
+            Some('s' | 'u') => out.push_str(values.next().expect("omprt sim: a directive without a value")),
+            other => panic!("omprt sim: unexpected directive %{other:?} in a trap's format"),
+        }
+        rest = &rest[at + 2..];
+    }
+    out.push_str(rest);
+    out.trim_end().to_string()
 }
 
 pub fn print_naming(what: &[u8], name: &[u8]) {

@@ -18,7 +18,7 @@
 #![allow(unsafe_code)]
 
 use crate::execution::{mapping, parallel, state};
-use crate::arch;
+use crate::{arch, debug};
 use omprt_abi::{ExecMode, KernelEnvironment, KernelLaunchEnvironment};
 
 /// Returns -1 for threads that run the target region, else their thread id.
@@ -40,6 +40,8 @@ pub unsafe fn target_init(kernel_env: *const KernelEnvironment, launch_env: *mut
     if ExecMode::from_bits_retain(config.exec_mode).is_spmd() {
         if tid == 0 {
             state::init_team(kernel_env, launch_env, config.exec_mode, config.may_use_nested_parallelism);
+            // SAFETY: as above.
+            debug::note_kernel_source(unsafe { (*kernel_env).ident });
         }
         arch::sync_threads_aligned();
         return -1;
@@ -47,6 +49,8 @@ pub unsafe fn target_init(kernel_env: *const KernelEnvironment, launch_env: *mut
     let ntid = mapping::num_threads_in_block();
     if tid == mapping::main_thread_id_in_generic_mode() {
         state::init_team(kernel_env, launch_env, config.exec_mode, config.may_use_nested_parallelism);
+        // SAFETY: as above.
+        debug::note_kernel_source(unsafe { (*kernel_env).ident });
         return -1;
     }
     if config.use_generic_state_machine != 0 && tid + arch::WARP_SIZE < ntid {

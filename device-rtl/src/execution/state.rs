@@ -16,6 +16,7 @@
 #![allow(unsafe_code)]
 
 use super::ids;
+use crate::memory::heap::exhausted;
 use crate::memory::{deferred_free, heap_alloc, heap_alloc_after_reclaim};
 use crate::{arch, config, debug};
 use omprt_abi::ExecMode;
@@ -549,7 +550,7 @@ impl<T> PerThread<T> {
     #[inline(always)]
     fn install(self) {
         let n = self.header + ids::num_threads_in_block() as usize;
-        let fresh = heap_alloc_after_reclaim((n * core::mem::size_of::<*mut T>()) as u64).cast::<*mut T>();
+        let fresh = heap_alloc_after_reclaim((n * core::mem::size_of::<*mut T>()) as u64, exhausted::PER_THREAD_ARRAY).cast::<*mut T>();
         for i in 0..n {
             // SAFETY: `fresh` holds the header and one element per thread of the block.
             unsafe { fresh.add(i).write(core::ptr::null_mut()) };
@@ -593,7 +594,7 @@ pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
     }
-    let state = heap_alloc(core::mem::size_of::<ThreadState>() as u64).cast::<ThreadState>();
+    let state = heap_alloc(core::mem::size_of::<ThreadState>() as u64, exhausted::THREAD_STATE).cast::<ThreadState>();
     let slot = THREAD_STATES.my_slot();
     // SAFETY: this thread's slot; `state` is a fresh allocation; the team
     // state is only written between barriers this thread is not inside.

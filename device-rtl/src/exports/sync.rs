@@ -80,9 +80,9 @@ pub extern "C-unwind" fn __kmpc_cancellationpoint(_loc: IdentPtr, _gtid: i32, _k
 
 /// `#pragma omp error at(execution)`: severity 1 warns, 2 is fatal.
 #[unsafe(no_mangle)]
-pub unsafe extern "C-unwind" fn __kmpc_error(_loc: IdentPtr, severity: i32, message: *const u8) {
-    // SAFETY: clang passes the directive's message, a constant string.
-    unsafe { crate::debug::user_error(severity == 2, message) }
+pub unsafe extern "C-unwind" fn __kmpc_error(loc: IdentPtr, severity: i32, message: *const u8) {
+    // SAFETY: clang passes the directive's location and message, constants.
+    unsafe { crate::debug::user_error(loc, severity == 2, message) }
 }
 
 // `critical` locks the first word of clang's `[8 x i32]` name; clang calls

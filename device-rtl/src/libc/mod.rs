@@ -86,7 +86,11 @@ pub unsafe fn fail_assertion(expr: *const u8, file: *const u8, line: u32, functi
 }
 
 /// `abort`: a trap, with a message, since a GPU thread cannot signal its
-/// process.
+/// process. A constant message, without the location, team and thread of
+/// `debug::fatal`'s reports: `abort` is weak, so its callers cannot see
+/// through it, and any store in its body keeps openmp-opt from folding the
+/// ICV queries of the parallel regions that may call it (device_libc.c's
+/// region: its kernel's registers and shared memory double).
 pub fn abort() -> ! {
     arch::trap_with_message(b"omprt: abort() called on the device\n\0")
 }

@@ -18,17 +18,17 @@ use core::ffi::c_void;
 /// registers for a few lines of code). Measured with `cargo xtask
 /// static-cost`: saxpy went from 72 to 0 stack bytes.
 #[inline(always)]
-pub fn heap_alloc(bytes: u64) -> *mut c_void {
+pub fn heap_alloc(bytes: u64, exhausted: &'static [u8]) -> *mut c_void {
     deferred_free::reclaim();
-    heap_alloc_after_reclaim(bytes)
+    heap_alloc_after_reclaim(bytes, exhausted)
 }
 
 /// [`heap_alloc`] freeing the blocks given back without a pointer live
 /// across each `free` (`deferred_free::reclaim_through_slot`).
 #[inline(always)]
-pub fn heap_alloc_reclaiming_through_slot(bytes: u64) -> *mut c_void {
+pub fn heap_alloc_reclaiming_through_slot(bytes: u64, exhausted: &'static [u8]) -> *mut c_void {
     deferred_free::reclaim_through_slot();
-    heap_alloc_after_reclaim(bytes)
+    heap_alloc_after_reclaim(bytes, exhausted)
 }
 
 /// [`heap_alloc`] for an allocation that follows one right away (the
@@ -36,12 +36,30 @@ pub fn heap_alloc_reclaiming_through_slot(bytes: u64) -> *mut c_void {
 /// of blocks given back was just freed, and at -O0 each inlined reclaim costs
 /// the runtime function registers and stack.
 #[inline(always)]
-pub fn heap_alloc_after_reclaim(bytes: u64) -> *mut c_void {
+pub fn heap_alloc_after_reclaim(bytes: u64, exhausted: &'static [u8]) -> *mut c_void {
     let p = arch::malloc(bytes.max(1));
     if p.is_null() {
-        debug::fatal(debug::message!(
-            "device heap exhausted (thread state, loop record, task or __kmpc_alloc_shared fallback); raise LIBOMPTARGET_HEAP_SIZE"
-        ))
+        debug::fatal(exhausted)
     }
     p.cast()
+}
+
+/// What each allocation's trap says when the heap is exhausted: the entry
+/// point (or what the runtime was making for it), and the fix. Constants,
+/// so that naming the caller costs nothing.
+pub mod exhausted {
+    use crate::debug::message;
+
+    pub const ALLOC_SHARED: &[u8] = message!("device heap exhausted in __kmpc_alloc_shared; raise LIBOMPTARGET_HEAP_SIZE");
+    pub const SHARING_VARIABLES: &[u8] = message!("device heap exhausted in __kmpc_begin_sharing_variables; raise LIBOMPTARGET_HEAP_SIZE");
+    pub const TASK: &[u8] = message!("device heap exhausted in __kmpc_omp_task_alloc; raise LIBOMPTARGET_HEAP_SIZE");
+    pub const DETACH: &[u8] =
+        message!("device heap exhausted keeping a task that waits for a detached one (__kmpc_omp_task_with_deps); raise LIBOMPTARGET_HEAP_SIZE");
+    pub const LOOP_RECORD: &[u8] = message!("device heap exhausted in __kmpc_dispatch_init (a thread's loop record); raise LIBOMPTARGET_HEAP_SIZE");
+    pub const DOACROSS: &[u8] = message!("device heap exhausted in __kmpc_doacross_init; raise LIBOMPTARGET_HEAP_SIZE");
+    pub const THREAD_STATE: &[u8] = message!(
+        "device heap exhausted making a thread's own ICVs (a nested parallel region, or an ICV set in a region or task); raise LIBOMPTARGET_HEAP_SIZE"
+    );
+    pub const PER_THREAD_ARRAY: &[u8] =
+        message!("device heap exhausted making a team's array of thread states, loop records or task records; raise LIBOMPTARGET_HEAP_SIZE");
 }

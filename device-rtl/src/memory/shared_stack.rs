@@ -12,6 +12,7 @@
 //! (clang marks the call sites `align 16`).
 #![allow(unsafe_code)]
 
+use super::heap::exhausted;
 use super::heap_alloc;
 use crate::execution::{mapping, state};
 use crate::{arch, debug, sync};
@@ -77,7 +78,7 @@ fn in_spmd_team_code() -> bool {
 fn alloc_in_spmd_team_code(size: u64) -> *mut c_void {
     sync::all_threads();
     if arch::thread_id_in_block() == 0 {
-        let block = stack_push(size).unwrap_or_else(|| heap_alloc(size));
+        let block = stack_push(size).unwrap_or_else(|| heap_alloc(size, exhausted::ALLOC_SHARED));
         state::update_team(|t| t.team_block = block);
     }
     sync::all_threads();
@@ -95,7 +96,7 @@ pub fn alloc_shared(bytes: u64) -> *mut c_void {
     {
         return block;
     }
-    heap_alloc(size)
+    heap_alloc(size, exhausted::ALLOC_SHARED)
 }
 
 /// `size` bytes on the shared stack, if they fit; called by the one thread

@@ -53,7 +53,7 @@ pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
     if n as usize <= state::SHARED_ARG_SLOTS {
         return inline_arg_slots();
     }
-    let buffer = heap_alloc(n * 8).cast();
+    let buffer = heap_alloc(n * 8, super::heap::exhausted::SHARING_VARIABLES).cast();
     state::update_team(|t| t.shared_args = buffer);
     buffer
 }

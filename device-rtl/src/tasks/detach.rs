@@ -265,7 +265,7 @@ impl List {
 
     /// Appends a new entry (creation order is list order).
     fn push(&mut self, owner: u64, parent: usize, kind: Kind) -> *mut Entry {
-        let e = memory::heap_alloc(core::mem::size_of::<Entry>() as u64).cast::<Entry>();
+        let e = memory::heap_alloc(core::mem::size_of::<Entry>() as u64, memory::heap::exhausted::DETACH).cast::<Entry>();
         let seq = self.next_seq;
         self.next_seq += 1;
         let entry = Entry {
@@ -336,7 +336,7 @@ fn copy_deps(deps: &[DependInfo]) -> *mut DependInfo {
     if deps.is_empty() {
         return core::ptr::null_mut();
     }
-    let copy = memory::heap_alloc(core::mem::size_of_val(deps) as u64).cast::<DependInfo>();
+    let copy = memory::heap_alloc(core::mem::size_of_val(deps) as u64, memory::heap::exhausted::DETACH).cast::<DependInfo>();
     // SAFETY: room for `deps.len()` entries.
     unsafe { core::ptr::copy_nonoverlapping(deps.as_ptr(), copy, deps.len()) };
     copy

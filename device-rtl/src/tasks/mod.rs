@@ -117,7 +117,7 @@ out_of_line_at_o0! {
 /// `__kmpc_omp_task_alloc` gave it 60 registers there (LLVM 19's kernels
 /// with tasks: 59).
 fn task_block(bytes: u64) -> *mut c_void {
-    memory::heap_alloc(bytes)
+    memory::heap_alloc(bytes, memory::heap::exhausted::TASK)
 }
 }
 

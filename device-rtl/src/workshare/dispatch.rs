@@ -576,12 +576,12 @@ fn private_top() -> *mut Private {
 
 /// `__kmpc_dispatch_init_*`.
 pub fn init<T: LoopIv>(entry: &[u8], schedtype: i32, lb: T, ub: T, st: T::Signed, chunk: T::Signed) {
-    let Some(bounds) = Bounds::new(lb, ub, st) else { debug::fatal_naming(b"zero loop stride passed to\0", entry) };
+    let Some(bounds) = Bounds::new(lb, ub, st) else { debug::fatal_naming(b"zero loop stride passed to \0", entry) };
     init_bounds::<T::Unsigned>(entry, schedtype, bounds, T::signed_i64(chunk))
 }
 
 fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i64) {
-    let Some(sched) = Schedule::from_raw(schedtype) else { debug::fatal_naming(b"unknown schedule type passed to\0", entry) };
+    let Some(sched) = Schedule::from_raw(schedtype) else { debug::fatal_naming(b"unknown schedule type passed to \0", entry) };
     let icvs = state::icvs();
     let threads = mapping::omp_num_threads();
     let plan = Plan::new::<D>(sched, chunk, (icvs.run_sched, icvs.run_sched_chunk), &bounds, threads);
@@ -607,7 +607,7 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
         ORDERED_LOOPS_SEEN.get().store(true, Ordering::Relaxed);
     }
     if config::assume_no_thread_state() {
-        debug::fatal_naming(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state\0", entry)
+        debug::fatal_naming(b"this loop needs per-thread state, but the program was compiled with -fopenmp-assume-no-thread-state: \0", entry)
     }
     push_private::<D>(&bounds, &plan, in_team, threads, icvs.level, team_loop);
 }
@@ -642,7 +642,7 @@ fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: 
     // freed with no pointer live across each `free` (schedules.c's runtime
     // schedule with -foffload-lto: 42 -> 40 registers, LLVM 19: 40).
     let slot = state::LOOP_RECORDS.my_slot();
-    let record = crate::memory::heap_alloc_reclaiming_through_slot(core::mem::size_of::<Private>() as u64).cast::<Private>();
+    let record = crate::memory::heap_alloc_reclaiming_through_slot(core::mem::size_of::<Private>() as u64, crate::memory::heap::exhausted::LOOP_RECORD).cast::<Private>();
     // A thread alone in its loop runs it as one chunk.
     let kind = if in_team { plan.kind } else { Kind::StaticBalanced };
     let (id, count) = if in_team { (mapping::omp_thread_num(), threads.max(1)) } else { (0, 1) };
@@ -847,7 +847,7 @@ pub fn deinit() {
 /// `__kmpc_dist_dispatch_init_*`: the team's balanced share of the loop,
 /// then a dispatched loop over that share among the team's threads.
 pub fn dist_init<T: LoopIv>(entry: &[u8], schedtype: i32, plast: &mut i32, lb: T, ub: T, st: T::Signed, chunk: T::Signed) {
-    let Some(bounds) = Bounds::new(lb, ub, st) else { debug::fatal_naming(b"zero loop stride passed to\0", entry) };
+    let Some(bounds) = Bounds::new(lb, ub, st) else { debug::fatal_naming(b"zero loop stride passed to \0", entry) };
     let last = T::Unsigned::from_u64(bounds.last);
     let share = static_balanced::<T::Unsigned>(T::Unsigned::ZERO, last, mapping::block_id(), mapping::num_blocks());
     let empty = bounds.empty || share.lb > share.ub;

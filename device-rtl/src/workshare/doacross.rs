@@ -114,7 +114,7 @@ pub unsafe fn init(num_dims: i32, dims: *const Dim) {
         };
         let words = total.div_ceil(32);
         let bytes = core::mem::size_of::<Header>() as u64 + core::mem::size_of_val(dims) as u64 + words * 4;
-        let h = memory::heap_alloc(bytes).cast::<Header>();
+        let h = memory::heap_alloc(bytes, memory::heap::exhausted::DOACROSS).cast::<Header>();
         // SAFETY: a fresh allocation of `bytes` bytes.
         unsafe {
             h.write(Header { dims: dims.len() as u64 });

@@ -30,7 +30,7 @@ pub enum Entity {
 /// sequentially last iteration.
 pub fn static_init<T: LoopIv>(entry: &[u8], entity: Entity, schedtype: i32, lb: T, ub: T, chunk: T::Signed) -> StaticChunk<T> {
     let Some(schedule) = Schedule::from_raw(schedtype) else {
-        debug::fatal_naming(b"unknown schedule type passed to\0", entry)
+        debug::fatal_naming(b"unknown schedule type passed to \0", entry)
     };
     let (id, count) = match (entity, schedule) {
         (_, Schedule::DistributeStaticChunkStaticOne) => {
@@ -59,7 +59,7 @@ pub fn static_init<T: LoopIv>(entry: &[u8], entity: Entity, schedtype: i32, lb: 
         | Schedule::DistributeStaticChunk
         | Schedule::DistributeStaticNoChunk
         | Schedule::DistributeStaticChunkStaticOne => balanced(lb, ub, id, count),
-        _ => debug::fatal_naming(b"a dynamic schedule was passed to a static init entry point\0", entry),
+        _ => debug::fatal_naming(b"a dynamic schedule was passed to a static init entry point: \0", entry),
     }
 }
 
