@@ -30,8 +30,7 @@ pub fn fatal_naming(what: &[u8], name: &[u8]) -> ! {
 /// Checks a contract that clang's generated code keeps, only in programs
 /// built with `-fopenmp-target-debug` (debug kind `ASSERTION`, as upstream's
 /// `ASSERT`): elsewhere the check folds away, and with it a `printf` call,
-/// which costs a kernel registers (lastprivate_combined.c's first kernel 25
-/// -> 24 for the shared stack's LIFO check).
+/// which costs a kernel registers (`no_kernel_costs_more_than_with_llvm19`).
 #[inline(always)]
 pub fn assertion(condition: bool, message: &'static [u8]) {
     if crate::config::debug_kind().contains(omprt_abi::DeviceDebugKind::ASSERTION) && !condition {
@@ -43,8 +42,8 @@ pub fn assertion(condition: bool, message: &'static [u8]) {
 /// by itself but hang or corrupt (a generic-mode region without a wrapper):
 /// always traps, and prints `message` only in programs built with
 /// `-fopenmp-target-debug`, as [`assertion`] does. Where the condition does
-/// not fold, a `printf` would cost every kernel the call floor (schedules.c's
-/// SPMD kernels in a file with generic ones: 24 registers instead of 16).
+/// not fold, a `printf` would cost every kernel the registers of a call
+/// (`spmd_kernel_in_a_mixed_file_makes_no_call`).
 #[inline(always)]
 pub fn contract(condition: bool, message: &'static [u8]) {
     if !condition {

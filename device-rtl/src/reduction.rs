@@ -1,15 +1,15 @@
 //! Reductions. clang generates the callbacks that move and combine the
-//! reduction variables (ABI-CONTRACT.md 5.3–5.5); the runtime decides who
+//! reduction variables (docs/abi.md, "Parallel reductions" and "Teams
+//! reductions"); the runtime decides who
 //! combines with whom and returns 1 in exactly the thread whose copy then
 //! holds the result (clang combines it into the original variable, without
 //! atomics).
 //!
 //! * Parallel reduction: a shuffle tree within each warp (algorithm 0 when
 //!   the team is whole warps, else algorithm 1, for contiguous lanes, in
-//!   every warp; choosing per team rather than per warp measured 44 -> 40
-//!   registers on reductions.c's `teams distribute parallel for`), then warp
-//!   results gathered into warp 0 by clang's inter-warp copy and reduced
-//!   there. Thread 0 of the team returns 1.
+//!   every warp: a choice per team costs fewer registers than one per warp),
+//!   then warp results gathered into warp 0 by clang's inter-warp copy and
+//!   reduced there. Thread 0 of the team returns 1.
 //! * Teams reduction: each team's master writes its value into record
 //!   `team % records` of the launch-environment buffer (copy in the first
 //!   window, combine in later ones) and counts itself in with one atomic
@@ -60,10 +60,9 @@ pub unsafe fn parallel_reduce(data: *mut c_void, shuffle: ShuffleReduceFn, copy:
         return 1;
     }
     // The team's threads are hardware ids 0..n (SPMD, and generic workers).
-    // Read anew (`asm`): in a `distribute` loop around the region LLVM hoisted
-    // the lane, the warp and their addresses out of the loop and kept them in
-    // registers across it (reductions_all.c l99 40 -> 37 registers, LLVM 19:
-    // 39; the benchmark's dot 32 -> 28).
+    // Read anew (`asm`): in a `distribute` loop around the region LLVM would
+    // hoist the lane, the warp and their addresses out of the loop and keep
+    // them in registers across it (`no_kernel_costs_more_than_with_llvm19`).
     let tid = arch::thread_id_in_block_reread();
     let warps = n.div_ceil(WARP);
     let warp = tid / WARP;
@@ -116,23 +115,20 @@ pub unsafe fn teams_reduce(
     }
     // The whole team folds the records if its master arrived last, but only
     // in kernels clang made SPMD: openmp-opt turns the team's reduction
-    // variable of a kernel it SPMDized into one shared-memory copy
+    // variable of a kernel it SPMDizes into one shared-memory copy
     // (HeapToShared), so there every thread's reduce list names the same
-    // variables and only the master may write them.
-    //
-    // A reduce list that names a shared variable is such a copy too, and the
-    // test folds where LLVM sees the variable: openmp-opt's copy is a shared
-    // global, so a kernel it SPMDized keeps no team fold (and none of clang's
-    // copy callback, whose 128-byte buffer stayed in SPMDized kernels of
-    // files with kernels of both modes, where the mode test does not fold).
+    // variables and only the master may write them. A reduce list that names
+    // a shared variable is such a copy too, and that test folds where LLVM
+    // sees the variable, so a kernel openmp-opt SPMDized keeps neither the
+    // team fold nor clang's copy callback, also in a file with kernels of
+    // both modes, where the mode test does not fold
+    // (`spmdized_teams_reduction_folds_on_the_master_unrolled_twice`).
     //
     // The barrier itself tells the team (`bar.red.or`, as CUDA's
-    // `__syncthreads_or`). Through a shared-memory word written by the master
-    // before a barrier, openmp-opt once handed the other threads their own
-    // `false` instead of the master's value (seen in reductions.c's -O2 PTX
-    // once `arrive` was a function of its own in the runtime's bitcode): they
-    // skipped the fold, leaving the master alone in the block barriers of
-    // clang's copy callback.
+    // `__syncthreads_or`). A shared-memory word written by the master before
+    // a barrier is not enough: openmp-opt may hand the other threads their
+    // own `false` in place of the master's value, and they skip the fold,
+    // leaving the master alone in the block barriers of clang's copy callback.
     // SAFETY: `data` is clang's reduce list (forwarded from the caller).
     let team_fold = mapping::is_spmd_kernel_from_clang() && !unsafe { first_variable_is_shared(data) };
     if team_fold {
@@ -155,10 +151,10 @@ pub unsafe fn teams_reduce(
             global_to_list_copy(buffer, tid as i32, data);
             let mut i = tid + n;
             while i < filled {
-                // Two records per step keep both records' loads in flight.
-                // Unrolled further by ptxas, the master's fold alone (n = 1)
-                // took large_strides.c's SPMDized kernel from 26 registers to
-                // 48; 4 times, to 32.
+                // Two records per step keep both records' loads in flight;
+                // unrolled further by ptxas, the master's fold alone (n = 1)
+                // costs the kernel registers
+                // (`spmdized_teams_reduction_folds_on_the_master_unrolled_twice`).
                 arch::unroll_twice();
                 global_to_list_reduce(buffer, i as i32, data);
                 i += n;
@@ -226,7 +222,7 @@ unsafe fn arrive(
         }
     }
     arch::fence_device();
-    // One plain atomic add per team (a CAS loop here serialised thousands
+    // One plain atomic add per team (a CAS loop would serialise thousands
     // of teams). Teams of the next window cannot count in before this one
     // is complete, so arrivals `k*records..(k+1)*records` are window k.
     let arrived = count.fetch_add(1, Ordering::AcqRel);

@@ -65,13 +65,12 @@ pub fn target_deinit(kernel_is_spmd: impl FnOnce() -> bool) {
     // the team state does not fold in a file with kernels of both modes.
     if kernel_is_spmd() {
         // Thread states may have been made by any thread: free them once all
-        // threads are done with them. Not where no code can make them: where
-        // nothing in the module (a file's in the default build, the device
-        // image's with `-foffload-lto`) sets the flag, LLVM knows it unset,
-        // and the kernel ends without this barrier. openmp-opt can then drop
-        // the one that ends the last region too (`-foffload-lto`:
-        // thread_ids.c l10 16 -> 12 registers, LLVM 19: 14). Elsewhere this
-        // is unchanged: the flag's value is never read at run time.
+        // threads are done with them. Where nothing in the module (a file in
+        // the default build, the device image with `-foffload-lto`) sets the
+        // flag, LLVM knows it unset and the kernel ends without this barrier,
+        // and openmp-opt can drop the one that ends the last region too
+        // (`lto_kernels_end_without_a_barrier_where_no_per_thread_array_is_made`).
+        // The flag is never read at run time.
         if !crate::config::assume_no_thread_state() && !arch::known_never_set(state::PER_THREAD_ARRAYS_MADE.get()) {
             arch::sync_threads_aligned();
             if mapping::thread_id_in_block() == 0 {

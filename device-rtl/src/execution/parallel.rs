@@ -41,7 +41,7 @@ pub fn threads_for_region(requested: i32, spmd: bool) -> u32 {
 /// that flag in the kernel environment when it proves no region is reached
 /// from another, the serialized path then folds away, and with it every
 /// write of a thread state, so each ICV query of the kernel becomes a
-/// constant (saxpy: no team-state access left, as with LLVM's runtime).
+/// constant, as with LLVM's runtime (`spmd_kernel_keeps_its_static_cost`).
 fn must_serialize(if_expr: i32) -> bool {
     (if_expr == 0 && !mapping::is_spmd_mode()) || (state::may_use_nested_parallelism() && state::icvs().level > 0)
 }
@@ -49,8 +49,7 @@ fn must_serialize(if_expr: i32) -> bool {
 /// # Safety
 /// `outlined` is clang's outlined region taking `(i32*, i32*, nargs × void*)`;
 /// `wrapper` its generic-mode wrapper (null in SPMD kernels, and from the
-/// OpenMPIRBuilder in every mode); `args`
-/// points to `nargs` pointers.
+/// OpenMPIRBuilder in every mode); `args` points to `nargs` pointers.
 ///
 /// Inlined into the kernel, where clang's `nargs` is a constant: every path
 /// then calls the outlined region with one known arity (a dispatcher over all
@@ -95,10 +94,9 @@ pub unsafe fn parallel_60(
 }
 
 /// [`spmd_region`] as a function of its own, for the out-of-line copy's
-/// regions of more than one argument (clang's at `-O0 -foffload-lto`): its
-/// call of `call_with_many` inside `__kmpc_parallel_60` took that function
-/// from 62 to 67 registers (nvlink sizes every flang kernel by it); here it
-/// takes 38.
+/// regions of more than one argument (clang's at `-O0 -foffload-lto`):
+/// inside `__kmpc_parallel_60`, its call of `call_with_many` would raise
+/// that function's registers, by which nvlink sizes every flang kernel.
 ///
 /// # Safety
 /// As [`parallel_60`].
@@ -118,9 +116,9 @@ fn is_out_of_line_call(nargs: i64) -> bool {
 
 /// [`serialized`] as a function of its own, for the out-of-line copy: nvlink
 /// gives a kernel the registers of the largest function it may call, and
-/// inside `__kmpc_parallel_60` this path made that function 68 registers
-/// (62 without it; this one 54), and so every flang kernel with a region.
-/// It takes any arity up to `call_with_many`'s.
+/// inside `__kmpc_parallel_60` this path would raise that function's count,
+/// and so every flang kernel's with a region. It takes any arity up to
+/// `call_with_many`'s.
 ///
 /// # Safety
 /// As [`parallel_60`].
@@ -134,10 +132,10 @@ unsafe fn serialized_apart(outlined: *mut c_void, args: *mut *mut c_void, nargs:
 /// exactly when it compiles the region inside a kernel it emits in SPMD mode,
 /// and the wrapper is a constant where this is inlined: such kernels then lose
 /// the generic-mode path without reading the mode, which openmp-opt cannot
-/// fold in a file that mixes modes (schedules.c: 1555 -> 1452 registers); a
-/// generic kernel with such a call is not clang's, and traps (the message
-/// needs `-fopenmp-target-debug`, since a `printf` where the mode does not
-/// fold costs SPMD kernels a call). The OpenMPIRBuilder (flang) passes no
+/// fold in a file that mixes modes; a generic kernel with such a call is not
+/// clang's, and traps (the message needs `-fopenmp-target-debug`, since a
+/// `printf` where the mode does not fold costs SPMD kernels a call:
+/// `spmd_kernel_in_a_mixed_file_makes_no_call`). The OpenMPIRBuilder (flang) passes no
 /// wrapper in either mode and calls the out-of-line copy, where the wrapper
 /// is no constant: there the mode decides, and a generic-mode region runs
 /// through [`irbuilder_wrapper`].
@@ -146,12 +144,11 @@ unsafe fn serialized_apart(outlined: *mut c_void, args: *mut *mut c_void, nargs:
 /// kernel: a kernel it SPMDized then loses the generic-mode path too, where
 /// the team state's mode does not fold (in a file with kernels of other
 /// modes), and with it every stored wrapper and the argument slots, so the
-/// variables clang globalizes for the region can be forwarded (dyn_shared.c
-/// l30: 224 -> 176 bytes of shared memory, LLVM 19: 176). -O2 registers
-/// 2223 -> 2205 over the corpus (reductions.c l28 21 -> 16, schedules.c
-/// l180 38 -> 34). Only where it is inlined into kernels (here and at the
-/// kernel end): the same call in functions that stay out of line
-/// (`__kmpc_barrier`) is a real call in every kernel (2205 -> 2263).
+/// variables clang globalizes for the region can be forwarded
+/// (`all_spmd_program_keeps_no_generic_mode_wrapper`). Only where it is
+/// inlined into kernels (here and at the kernel end): the same call in a
+/// function that stays out of line (`__kmpc_barrier`) is a real call in
+/// every kernel.
 ///
 /// Whether the call is clang's, inlined, is asked of its argument count: the
 /// wrapper is known as the constant null under `wrapper.is_null()`, also in
@@ -191,9 +188,9 @@ unsafe fn serialized<const ANY_ARITY: bool>(outlined: *mut c_void, args: *mut *m
 }
 
 /// `level + 1` for a serialized region; returns whether the team state (not
-/// a thread state) carries it. Inlined on purpose: out of line, ptxas gave it
-/// 36-46 registers (a non-kernel function pays for callee-saved registers),
-/// and that became the count of every kernel with a parallel region.
+/// a thread state) carries it. Inlined: out of line, ptxas gives a
+/// non-kernel function callee-saved registers, and every kernel with a
+/// parallel region would take that count (`no_kernel_costs_more_than_with_llvm19`).
 #[inline(always)]
 fn enter_serialized() -> bool {
     // Without nesting, only the generic-mode main thread outside any region
@@ -223,9 +220,9 @@ fn exit_serialized(on_team_state: bool) {
 
 /// `clangs_spmd_call`: [`is_clangs_spmd_call`].
 ///
-/// Inlined on purpose: with the LTO-member test below in it, rustc kept it
-/// out of line, and every -O2 kernel with a region then called the outlined
-/// function through all arities (ordered.c 26 -> 85 registers).
+/// Inlined on purpose: with the LTO-member test below in it, rustc would
+/// keep it out of line, and every -O2 kernel with a region would call the
+/// outlined function through all arities (`no_kernel_costs_more_than_with_llvm19`).
 #[inline(always)]
 unsafe fn spmd_region<const ANY_ARITY: bool>(
     if_expr: i32,
@@ -249,9 +246,9 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
         // In clang's compile-time copy no pass drops a barrier (see the
         // region's end): every thread sets the fields itself, and no second
         // barrier has to publish thread 0's stores. Only in clang's SPMD
-        // kernels: in one openmp-opt made SPMD (dyn_shared.c l30), whose
-        // barriers read the mode at run time, the stores cost 1-2 registers
-        // over LLVM 19's 24.
+        // kernels: in one openmp-opt made SPMD, whose barriers read the mode
+        // at run time, the stores cost registers
+        // (`no_kernel_costs_more_than_with_llvm19`).
         let (n, size) = team();
         state::set_spmd_region_fields(size, n > 1);
     } else {
@@ -269,20 +266,19 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
         state::assume_team_level_one();
         state::assume_team_size(size);
     }
-    // Not `n < num_threads_in_block()` after the region: that kept both
-    // numbers in registers across it (schedules.c's SPMD loops +2 registers).
+    // Not `n < num_threads_in_block()` after the region, which keeps both
+    // numbers in registers across it.
     let partial_team = size != 0;
-    // Derived from the size, not `team()`'s own count (the same number): that
-    // one cost -O2 11 registers over the corpus (reductions_all.c, schedules.c
-    // l71_1-l73_1) and thread_ids.c l24 2 with `-foffload-lto`.
+    // Derived from the size, not `team()`'s own count (the same number),
+    // which costs registers (`lto_region_team_size_folds_in_a_partial_team`).
     let n = if partial_team { size } else { mapping::num_threads_in_block() };
-    // LLVM does not know that a thread id is below the block size, and kept
+    // LLVM does not know that a thread id is below the block size, and keeps
     // the path of the threads outside a partial team in kernels whose team
-    // is the block: with `-foffload-lto` that path kept the shared-memory
-    // stack in schedules.c l65_1 (540 bytes, LLVM 19: 0). Only there: in
-    // clang's compile-time copy the fact made ptxas give the straight-line
-    // kernels that remain more registers (thread_ids.c l10 14 -> 20,
-    // parallel_for.c l9 18 -> 20; LLVM 19: 16, 18).
+    // is the block: with `-foffload-lto` that path keeps the shared-memory
+    // stack (`no_kernel_costs_more_than_with_llvm19_with_offload_lto`). Only
+    // there: in clang's compile-time copy the fact makes ptxas give the
+    // straight-line kernels that remain more registers
+    // (`no_kernel_costs_more_than_with_llvm19`).
     if config::serves_out_of_line_callers() {
         // SAFETY: true of every thread.
         unsafe { core::hint::assert_unchecked(tid < mapping::num_threads_in_block()) };
@@ -307,17 +303,12 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
     // Every thread is done with the region's values before any clears them.
     arch::sync_threads_aligned();
     // Every thread clears the fields itself, so no second barrier has to
-    // publish thread 0's stores. With `-foffload-lto`, openmp-opt then finds
-    // the stores dead where the kernel ends after the region, and with them
-    // the barrier above, which it drops when only a branch-free path to the
-    // kernel's end follows (thread_ids.c l10 16 -> 12 registers, LLVM 19:
-    // 14; parallel_for.c l9 20 -> 18, LLVM 19: 18; with the kernel end's
-    // release gone, `kernel::target_deinit`). Until 2026-11-26 the LTO member
-    // had thread 0 clear them and a barrier publish it, since every thread
-    // clearing once cost schedules.c's `target parallel for
-    // schedule(dynamic)` kernels 4 registers and 20 bytes; measured again
-    // then, no kernel is worse for it, and schedules.c l66 26 -> 24 (LLVM
-    // 19: 25).
+    // publish thread 0's stores (`spmd_region_in_a_team_loop_costs_two_block_barriers`).
+    // With `-foffload-lto`, openmp-opt then finds the stores dead where the
+    // kernel ends after the region, and with them the barrier above, which it
+    // drops when only a branch-free path to the kernel's end follows
+    // (`lto_kernels_end_without_a_barrier_where_no_per_thread_array_is_made`,
+    // with the kernel end's release gone, `kernel::target_deinit`).
     state::clear_spmd_region_fields();
 }
 
@@ -325,9 +316,10 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
 /// would be a single thread, or the workers cannot read the region's
 /// captured variables, and the caller must run the region serialized.
 /// Inlined, so clang's constant `nargs` folds the heap path of the sharing
-/// buffer away: reachable, its calls cost this function 52 registers, and
-/// with it every generic-mode kernel. clang's wrapper is a constant there
-/// too, so the path for a missing one (`in_spmd_kernel`) folds away.
+/// buffer away: reachable, its calls would set the registers of every
+/// generic-mode kernel (`no_kernel_costs_more_than_with_llvm19`). clang's
+/// wrapper is a constant there too, so the path for a missing one
+/// (`in_spmd_kernel`) folds away.
 #[inline(always)]
 unsafe fn generic_region(num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
     let n = threads_for_region(num_threads, false);
@@ -369,11 +361,11 @@ unsafe fn generic_region(num_threads: i32, outlined: *mut c_void, wrapper: *mut 
 /// Whether the captured variables of a region without a wrapper (the
 /// OpenMPIRBuilder's) are in the main thread's local memory: flang 22 at -O0
 /// builds the block with an `alloca` in the kernel, and a worker's load of
-/// that address reads its own local memory (on an H200 the region read a
-/// null pointer there and the kernel faulted). Only the main thread can read
-/// the block, and the size it would take to copy is not passed, so such a
-/// region runs serialized: a team of one, with the right values. Later flang
-/// puts the block in shared memory (llvm/llvm-project PR 161863).
+/// that address reads its own local memory (on an H200, a null pointer, and
+/// the kernel faults). Only the main thread can read the block, and the size
+/// it would take to copy is not passed, so such a region runs serialized: a
+/// team of one, with the right values. flang versions after 22 put the block
+/// in shared memory (llvm/llvm-project PR 161863).
 ///
 /// # Safety
 /// `args` holds `nargs` pointers.
@@ -386,9 +378,9 @@ unsafe fn block_is_main_thread_local(args: *mut *mut c_void, nargs: i64) -> bool
 /// The inline slots of a region without a wrapper that hold the region and
 /// its argument count. The last two, at constant indices: openmp-opt, which
 /// sees this path in the out-of-line copy, then still tells which value each
-/// of clang's slots holds and forwards it (stored after the captured
-/// variables, at an index it cannot know, they cost mixed_modes.c 120 bytes
-/// of shared memory and generic.c 16).
+/// of clang's slots holds and forwards it; stored after the captured
+/// variables, at an index it cannot know, they would cost the kernels shared
+/// memory.
 const IRBUILDER_REGION_SLOT: usize = state::SHARED_ARG_SLOTS - 1;
 const IRBUILDER_NARGS_SLOT: usize = state::SHARED_ARG_SLOTS - 2;
 
@@ -415,12 +407,12 @@ unsafe fn share_irbuilder_region(outlined: *mut c_void, shared: *mut *mut c_void
 /// passed without one: it calls the region with the block, or with nothing.
 /// Only those two arities: every arity would make this a 32-argument call,
 /// and its registers every generic kernel's (nvlink sizes the state
-/// machine's call by the wrappers whose address is taken). Before, such a
-/// region trapped; upstream's runtime lets the workers take the missing
-/// wrapper for the end of the kernel. Only the archive's LTO member, which
-/// flang's calls reach, keeps it: `ir_rewrite::for_compile_time_link` drops
-/// it from the bitcode clang links at compile time, where at -O0 no pass
-/// removed it once clang's path no longer took its address.
+/// machine's call by the wrappers whose address is taken). Upstream's runtime
+/// lets the workers take the missing wrapper for the end of the kernel. Only
+/// the archive's LTO member, which flang's calls reach, keeps it:
+/// `ir_rewrite::for_compile_time_link` drops it from the bitcode clang links
+/// at compile time, where clang's path never takes its address and at -O0 no
+/// pass would remove it.
 unsafe extern "C-unwind" fn irbuilder_wrapper(_zero: i16, tid: i32) {
     let slots = memory::shared_variables();
     // SAFETY: the main thread stored them before the barrier that released
@@ -480,38 +472,37 @@ const _: () = assert!(MAX_ARGS_OUT_OF_LINE == 11, "call_with_many's trap message
 /// Defines one caller per arity and the dispatcher over them.
 ///
 /// Each caller is a function of its own while rustc optimises the runtime
-/// (inlined there, the callers made schedules.c 2375 registers), and
+/// (inlined there, the callers raise the kernels' registers), and
 /// `alwaysinline` once linked into a user's module (section
 /// `.omprt.always_inline_later`, see xtask's ir_rewrite), like
 /// `__kmpc_parallel_60` itself: clang's always-inliner runs after openmp-opt
 /// has seen the calls, and before its inliner. Why each part:
 /// * openmp-opt turns the indirect call into a test against each region the
-///   module passes; left to the inliner, a region's body went into the shared
-///   caller, which then outgrew the inliner's budget for the kernel
-///   (schedules.c reentrance: 94 registers and 152 stack bytes; 40 and none);
+///   module passes; left to the inliner, a region's body goes into the shared
+///   caller, which then outgrows the inliner's budget for the kernel and
+///   costs it registers and stack (`no_kernel_costs_more_than_with_llvm19`);
 /// * at -O0 the always-inliner alone runs: inlining `__kmpc_parallel_60` with
-///   clang's constant `nargs` keeps only that arity's arm, where every arity
-///   stayed reachable before and a 32-argument call set every kernel's
-///   registers (saxpy at -O0: 156 registers and 568 stack bytes, now 54 and
-///   488; LLVM 19: 59 and 560).
+///   clang's constant `nargs` keeps only that arity's arm, where a reachable
+///   32-argument call would set every kernel's registers
+///   (`unoptimised_kernel_keeps_one_region_arity`).
 macro_rules! microtask_arities {
     ($($n:literal => [$($i:literal)*],)*) => {
         /// Calls an outlined parallel region with its captured variables.
         ///
         /// Out of line in the archive's LTO member it calls one block of
         /// captured variables or none, the OpenMPIRBuilder's (flang's) two
-        /// arities, itself: every arity up to 32 made that copy of
-        /// `__kmpc_parallel_60`, and so every flang kernel, 150 registers (up
-        /// to 8: 68, but clang's `-foffload-lto` link of schedules.c then
-        /// ran for over 20 minutes, in openmp-opt; 7 s with two). Clang's
-        /// calls reach that copy at `-O0 -foffload-lto`, whose link inlines
-        /// nothing; with `ANY_ARITY` (the copy's paths apart from
-        /// `__kmpc_parallel_60`) up to 11 arguments go to `call_with_many`.
-        /// The branch is on `llvm.is.constant` itself, which the code
-        /// generator lowers to false there and then removes the arms it no
-        /// longer reaches (a test of `nargs` before the full `match` left
-        /// every arm: 150); clang's inlined calls, whose count is a constant,
-        /// keep the arm of their arity.
+        /// arities, itself: every arity up to 32 would give that copy of
+        /// `__kmpc_parallel_60`, and so every flang kernel, the registers of
+        /// a 32-argument call, and even eight arities keep clang's
+        /// `-foffload-lto` link of schedules.c in openmp-opt for many
+        /// minutes. Clang's calls reach that copy at `-O0 -foffload-lto`,
+        /// whose link inlines nothing; with `ANY_ARITY` (the copy's paths
+        /// apart from `__kmpc_parallel_60`) up to 11 arguments go to
+        /// `call_with_many`. The branch is on `llvm.is.constant` itself,
+        /// which the code generator lowers to false there and then removes
+        /// the arms it cannot reach (a test of `nargs` before the full
+        /// `match` leaves every arm); clang's inlined calls, whose count is a
+        /// constant, keep the arm of their arity.
         ///
         /// # Safety
         /// As [`parallel_60`].
@@ -542,13 +533,13 @@ macro_rules! microtask_arities {
         }
 
         /// The arities above the OpenMPIRBuilder's, out of line, for clang's
-        /// calls at `-O0 -foffload-lto` (they trapped). A function of its own,
-        /// which flang's calls never reach, and only up to
+        /// calls at `-O0 -foffload-lto`. A function of its own, which flang's
+        /// calls never reach, and only up to
         /// `omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS`: an N-argument call takes
-        /// its caller about 4.5 registers per argument (a hand-written caller
-        /// of a region of 11: 62, of 12: 68, of 32: 148), and nvlink gives each kernel the
-        /// registers of the largest function it may call, flang's kernels
-        /// this one too; 11 is what `__kmpc_parallel_60` itself takes (62).
+        /// its caller about 4.5 registers per argument, and nvlink gives each
+        /// kernel the registers of the largest function it may call, flang's
+        /// kernels this one too; a call of 11 takes about what
+        /// `__kmpc_parallel_60` itself takes.
         /// The calls are written out here rather than through [`call_with`],
         /// which the `-O0` link would leave as functions of their own.
         ///

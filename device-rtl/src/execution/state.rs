@@ -65,8 +65,8 @@ pub struct TeamState {
     pub parallel_team_size: u32,
     /// Before the bytes, so that they sit at offsets that are not multiples
     /// of 8: LLVM's GlobalOpt splits this static into one per field left in
-    /// use, each as aligned as its offset, and an 8-aligned byte cost a
-    /// kernel up to 7 bytes of padding (ordered.c 49 -> 45 bytes).
+    /// use, each as aligned as its offset, and an 8-aligned byte would cost
+    /// a kernel up to 7 bytes of padding.
     pub _pad: [u8; 2],
     /// `ExecMode` bits of the running kernel.
     pub exec_mode: u8,
@@ -213,11 +213,10 @@ pub fn may_use_nested_parallelism() -> bool {
     !config::assume_no_nested_parallelism() && team(|t| t.may_use_nested_parallelism != 0)
 }
 
-/// Clears the fields an SPMD region set: no region, level 0. Called after
-/// the barrier that ends the region (every read of the region's values),
-/// either by every thread of the block, which then sees the cleared fields
-/// without a barrier to publish them (identical stores need none), or by
-/// thread 0 alone, followed by such a barrier.
+/// Clears the fields an SPMD region set: no region, level 0. Called by every
+/// thread of the block after the barrier that ends the region (every read of
+/// the region's values); each then sees the cleared fields without a barrier
+/// to publish them (identical stores need none).
 #[inline(always)]
 pub fn clear_spmd_region_fields() {
     let t = team_ptr();
@@ -281,9 +280,9 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
 /// outside any region and a region's threads start from: a static of its
 /// own, not a field of the team state. Only a program that calls
 /// `omp_set_default_allocator` reads it ([`def_allocator`]); elsewhere LLVM
-/// drops it with its stores. As a field it cost kernels whose team state
-/// stays whole 4-8 bytes (reductions_all.c 144 -> 148, LLVM 19: 148), and
-/// tasks, which save and restore it, up to 6 registers (tasks.c l15).
+/// drops it with its stores. As a field it would cost the kernels whose team
+/// state stays whole shared memory, and tasks, which save and restore it,
+/// registers (`programs_that_never_set_a_default_allocator_drop_its_icv`).
 #[repr(C)]
 pub struct DefAllocatorCell(UnsafeCell<u64>);
 
@@ -335,11 +334,10 @@ const DEFAULT_ALLOCATOR: u64 = omprt_abi::alloc::allocator::DEFAULT_MEM;
 /// Where one of the team's per-thread arrays ([`PerThread`]) hangs: null
 /// until a thread of the block needs it. Each array is a static of its own,
 /// apart from the team state and from each other: the compare-and-swap that
-/// installs one kept LLVM from splitting the static it lived in (ordered.c:
-/// 176 bytes of shared memory in the team state). A kernel whose loops push
-/// records keeps the thread-state array null, so its ICV queries still fold,
-/// and pays for one pointer, not two (ordered.c with `-foffload-lto`: 8
-/// bytes less).
+/// installs one keeps LLVM from splitting the static it lives in. A kernel
+/// whose loops push records keeps the thread-state array null, so its ICV
+/// queries still fold, and pays for one pointer, not two
+/// (`lto_ordered_loops_keep_their_turn_with_the_records`).
 pub struct PerThreadArrayCell(UnsafeCell<*mut c_void>);
 
 // SAFETY: installed with a compare-and-swap, read with benign plain loads
@@ -465,9 +463,10 @@ pub fn icvs() -> Icvs {
 ///
 /// The cell is plain, read with plain loads (every ICV query reads the
 /// thread-state one, about ten times per parallel region of an SPMD loop):
-/// an atomic load cannot be merged with its neighbours, and the acquire load
-/// this used to be (`ld.acquire.sys`) ordered every later load of the thread
-/// behind it. The race with the installing compare-and-swap is benign: a
+/// an atomic load cannot be merged with its neighbours, and an acquire load
+/// (`ld.acquire.sys`) would order every later load of the thread behind it
+/// (`spmd_kernel_keeps_its_static_cost`). The race with the installing
+/// compare-and-swap is benign: a
 /// thread sees null or the array, and reads its element only after a
 /// block-scope fence (`existing_slot`). openmp-opt folds loads of the cell to
 /// null when every write it sees stores null, which is the case in kernels
@@ -493,8 +492,9 @@ pub const THREAD_STATES: PerThread<ThreadState> =
     PerThread { cell: thread_states_cell, header: 0, elements: core::marker::PhantomData };
 /// Its header is the team's turn in an `ordered` loop
 /// (`workshare::dispatch`): on the heap with the records that every thread
-/// of such a loop pushes, rather than in shared memory of its own, which took
-/// ordered.c's kernels 8 bytes above LLVM 19's with `-foffload-lto`.
+/// of such a loop pushes, rather than in shared memory of its own, which
+/// would cost ordered.c's kernels shared memory with `-foffload-lto`
+/// (`lto_ordered_loops_keep_their_turn_with_the_records`).
 pub const LOOP_RECORDS: PerThread<c_void> =
     PerThread { cell: loop_records_cell, header: 1, elements: core::marker::PhantomData };
 /// The explicit task each thread runs (`task`), for `omp_in_explicit_task`.
@@ -519,13 +519,12 @@ impl<T> PerThread<T> {
     /// The calling thread's element once the array exists. The fence makes
     /// the array's zeroing visible (a stale L1 line of reused heap memory
     /// would otherwise look like a pointer). Block scope: the installer is a
-    /// thread of the same block; `fence(Acquire)` was a system-scope fence
-    /// (`fence.acquire.sys`) on every `__kmpc_dispatch_next` of a thread
-    /// with a loop record. The thread id is read anew
-    /// (`arch::thread_id_in_block_reread`): `__kmpc_dispatch_next` runs
-    /// once per chunk, and LLVM hoisted the id out of the user's loop, one
-    /// more register across it (schedules.c l159 34 -> 30, with the lane
-    /// masks of `arch::fetch_add_aggregated` read anew too).
+    /// thread of the same block, and `fence(Acquire)` is a system-scope fence
+    /// (`fence.acquire.sys`), here on every `__kmpc_dispatch_next` of a
+    /// thread with a loop record. The thread id is read anew
+    /// (`arch::thread_id_in_block_reread`): `__kmpc_dispatch_next` runs once
+    /// per chunk, and LLVM would hoist the id out of the user's loop, one
+    /// more register across it (`no_kernel_costs_more_than_with_llvm19`).
     #[inline(always)]
     pub fn existing_slot(self) -> *mut *mut T {
         arch::fence_block();
@@ -563,13 +562,13 @@ impl<T> PerThread<T> {
         } else {
             // Marks the program as one that makes arrays: where no code
             // does this, the kernel end has no release to run
-            // (`kernel::target_deinit`). Here, not before the allocation:
-            // there it cost ordered.c's kernels 2 registers at -O2 (26 -> 28).
+            // (`kernel::target_deinit`). Here, not before the allocation,
+            // where it costs the kernels registers.
             PER_THREAD_ARRAYS_MADE.get().store(true, Ordering::Relaxed);
         }
     }
 
-    /// Gives the array back once no thread can use it any more (freed by a
+    /// Gives the array back once no thread can use it (freed by a
     /// later allocation: see `deferred_free`). Plain accesses suffice then;
     /// an atomic exchange would be a write of unknown value to openmp-opt,
     /// and no load of the field would fold to null.
@@ -587,8 +586,8 @@ out_of_line_at_o0! {
 /// Pushes a copy of the thread's current ICVs as its own state and returns
 /// a handle to pop it with [`exit_data_environment`]. Apart at -O0, as the
 /// pop is: inlined with `__kmpc_parallel_60` into clang's code there, the two
-/// gave bare.c's `teams distribute parallel for` 60 registers (54 apart;
-/// LLVM 19: 59).
+/// would set the registers of kernels with a region
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
@@ -632,8 +631,8 @@ pub fn drop_states_since(mark: *mut ThreadState) {
 
 /// Changes one ICV of the calling thread: in the team state for the team's
 /// initial thread outside any region, in a thread state otherwise.
-/// [`set_def_allocator`] makes the same choice; one function for both kept
-/// the state and the team apart less well: tasks.c l15 46 -> 52 registers.
+/// [`set_def_allocator`] makes the same choice; one function for both keeps
+/// the state and the team apart less well, which costs tasks registers.
 pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
     let ts = current_thread_state();
     if !ts.is_null() {

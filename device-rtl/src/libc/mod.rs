@@ -5,10 +5,9 @@
 //! also calls by name.
 //!
 //! clang 22 links no C library for nvptx (Debian packages none), and nvlink
-//! resolves CUDA's `malloc`, `free` and `vprintf` but none of these: without
-//! them, a target region with an `assert` did not link. `memcpy`, `memset` and
-//! `memmove` need nothing here, since clang makes them LLVM intrinsics,
-//! which the back end expands in place.
+//! resolves CUDA's `malloc`, `free` and `vprintf` but none of these. `memcpy`,
+//! `memset` and `memmove` need nothing here: clang makes them LLVM
+//! intrinsics, which the back end expands in place.
 //!
 //! The comparisons read bytes through raw pointers as C's do: the caller
 //! vouches for the memory, as the C standard asks of it.

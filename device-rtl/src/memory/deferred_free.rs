@@ -3,13 +3,13 @@
 //! thread's record of a dispatched loop at its end (`dispatch::deinit`).
 //!
 //! Why: clang compiles device code relocatable (`ptxas -c`), where any call
-//! gives a kernel at least 24 registers, and a call costs registers around
-//! it. The kernel-end release of the per-thread arrays
+//! gives a kernel the calling convention's registers, and a call costs
+//! registers around it. The kernel-end release of the per-thread arrays
 //! (`state::release_thread_states`) is reachable in every kernel that cannot
 //! prove the arrays were never made, which is every kernel of a file that
-//! mixes SPMD and generic kernels (schedules.c: 1422 -> 1326 registers with
-//! this list); the same holds for a loop's record. A push is a
-//! compare-and-swap loop; the allocation path calls `malloc` anyway.
+//! mixes SPMD and generic kernels (`spmd_kernel_in_a_mixed_file_makes_no_call`);
+//! the same holds for a loop's record. A push is a compare-and-swap loop;
+//! the allocation path calls `malloc` anyway.
 //!
 //! One list per device image (a static of the module), emptied before every
 //! `malloc`: so a failed `malloc` means the heap is exhausted (but for the
@@ -17,9 +17,9 @@
 //! `malloc` competes with at most what teams gave back since the runtime
 //! last allocated. The price: the first allocation after a kernel whose
 //! teams gave arrays back frees them all on one thread. Lists split by team
-//! spread that work, but then a failed `malloc` must free every list before
-//! it may trap, and that loop cost schedules.c 52 registers. A block's first
-//! word links it to the next.
+//! would spread that work, but then a failed `malloc` must free every list
+//! before it may trap, and that loop costs the kernels registers. A block's
+//! first word links it to the next.
 //!
 //! Two ways to empty it, both taking the list whole (a swap with null), so
 //! that no thread pops single blocks off the shared list (no ABA hazard):
@@ -27,13 +27,11 @@
 //! across each `free`; [`reclaim_through_slot`] keeps the rest of its chain
 //! in a device word that one thread at a time owns, so that nothing but the
 //! word's fixed address is needed after a `free`. The second is more code,
-//! and where inlined in place of the first it cost 5-6 registers in large
-//! functions (`__kmpc_parallel_60` inlined into mixed_modes.c's `bump`: 62
-//! -> 68; `enter_data_environment` at -O0: 46 -> 51), so only the loop
-//! record's allocation uses it: there it took schedules.c's runtime-schedule
-//! kernel from 42 to 40 registers (LLVM 19: 40 with -foffload-lto, 45 at
-//! -O2), and no kernel needs more registers (two need 8 bytes more stack at
-//! -O0, still less than with LLVM 19).
+//! which costs registers in the large functions that inline it
+//! (`__kmpc_parallel_60`, and `enter_data_environment` at -O0), so only the
+//! loop record's allocation uses it, where the register live across each
+//! `free` would set the kernel's count
+//! (`no_kernel_costs_more_than_with_llvm19_with_offload_lto`).
 #![allow(unsafe_code)]
 
 use crate::arch;
@@ -85,8 +83,7 @@ impl DeferredFrees {
         self.drainer.store(core::ptr::null_mut(), Ordering::Relaxed);
     }
 
-    /// Adds `block`: a heap block of at least 8 bytes that nobody uses any
-    /// more.
+    /// Adds `block`: a heap block of at least 8 bytes that nobody uses.
     pub fn push(&self, block: *mut u8) {
         let link = block.cast::<*mut u8>();
         let mut head = self.pushed.load(Ordering::Relaxed);
@@ -156,9 +153,9 @@ pub fn free_later(block: *mut c_void) {
 }
 
 /// Frees every block given back; called before each heap allocation.
-/// Inlined like `memory::heap_alloc`: out of line (a function of its own
-/// until clang's -O2 inliner), the call grew `__kmpc_parallel_60`'s stack
-/// frame from 72 to 128 bytes, which nested regions at -O0 stack up.
+/// Inlined like `memory::heap_alloc`: out of line, the call would grow
+/// `__kmpc_parallel_60`'s stack frame, which nested regions at -O0 stack up
+/// (`runtime_stack_frames_stay_small`).
 #[inline(always)]
 pub fn reclaim() {
     // SAFETY: blocks their owners gave up with `free_later`.

@@ -10,13 +10,12 @@ use core::ffi::c_void;
 /// exhausted. It first frees the blocks teams gave back at their kernels'
 /// end (`deferred_free`), so a failed `malloc` means an exhausted heap.
 ///
-/// Why this and the other cold paths (`state::PerThread::install`, the trap)
-/// are inlined: a kernel's registers and stack are the maximum over its call
-/// graph, cold paths included. Called from a kernel, `malloc` and `printf` cost
-/// no stack; behind a runtime function each call level cost 8-16 bytes of
-/// stack, and every value live across a call a callee-saved register (24-52
-/// registers for a few lines of code). Measured with `cargo xtask
-/// static-cost`: saxpy went from 72 to 0 stack bytes.
+/// This and the other cold paths (`state::PerThread::install`, the trap) are
+/// inlined: a kernel's registers and stack are the maximum over its call
+/// graph, cold paths included. Called from a kernel, `malloc` and `printf`
+/// cost no stack; behind a runtime function each call level costs stack, and
+/// every value live across a call a callee-saved register
+/// (`spmd_kernel_keeps_its_static_cost`).
 #[inline(always)]
 pub fn heap_alloc(bytes: u64) -> *mut c_void {
     deferred_free::reclaim();
@@ -33,8 +32,8 @@ pub fn heap_alloc_reclaiming_through_slot(bytes: u64) -> *mut c_void {
 
 /// [`heap_alloc`] for an allocation that follows one right away (the
 /// per-thread array after a thread's first state or loop record): the list
-/// of blocks given back was just freed, and at -O0 each inlined reclaim costs
-/// the runtime function registers and stack.
+/// of blocks given back is empty after the first, and at -O0 each inlined
+/// reclaim costs the runtime function registers and stack.
 #[inline(always)]
 pub fn heap_alloc_after_reclaim(bytes: u64) -> *mut c_void {
     let p = arch::malloc(bytes.max(1));

@@ -5,8 +5,8 @@
 //! sequential code, which is where clang globalises the variables a parallel
 //! region shares: the generic-mode main thread, or in a kernel clang made
 //! SPMD every thread outside a parallel region, which all get the same
-//! address (see [`alloc_in_spmd_team_code`]). Upstream splits 512 bytes over all threads,
-//! which leaves each one 0 bytes at 64+ threads. Every other request, and any
+//! address (see [`alloc_in_spmd_team_code`]). Upstream splits 512 bytes over
+//! all threads, which leaves each one 0 bytes at 64+ threads. Every other request, and any
 //! request that does not fit, falls back to the device heap; an exhausted heap
 //! traps with a message. Allocations are LIFO per thread and 16-byte aligned
 //! (clang marks the call sites `align 16`).
@@ -70,7 +70,7 @@ fn in_spmd_team_code() -> bool {
 /// `target teams distribute parallel for lastprivate(x)`, the copy that the
 /// thread running the inner loop's last iteration writes and that every
 /// thread then copies out. So the team's threads must get one copy, not one
-/// each (with one each, the copy-out raced: lastprivate_combined.c). They
+/// each, with which the copy-out races (lastprivate_combined.c). They
 /// all make the same calls, so thread 0 allocates for the team and
 /// publishes the block; the first barrier keeps it from replacing a
 /// published block that a slow thread has not read yet.

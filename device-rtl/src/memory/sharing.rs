@@ -48,7 +48,7 @@ impl Default for ArgSlots {
 /// module without regions of more than `SHARED_ARG_SLOTS` variables every
 /// store of the field writes null, openmp-opt folds the workers' look-up to
 /// the slots' address, and only the slots a kernel uses stay in its shared
-/// memory (as with LLVM's runtime: state_machines.c 161 -> 41 bytes).
+/// memory, as with LLVM's runtime (`no_kernel_costs_more_than_with_llvm19`).
 pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
     if n as usize <= state::SHARED_ARG_SLOTS {
         return inline_arg_slots();
@@ -62,8 +62,9 @@ pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
 ///
 /// Into the inline slots one store per slot, each at a constant index under
 /// its own `n > i` test: openmp-opt then sees which value each slot holds and
-/// forwards it to the workers' loads, so the slots (and the loads) fold away.
-/// A `memcpy` of `n * 8` bytes hid the values.
+/// forwards it to the workers' loads, so the slots (and the loads) fold away,
+/// where a `memcpy` of `n * 8` bytes would hide the values
+/// (`generic_region_arguments_reach_the_workers_without_the_slots`).
 ///
 /// # Safety
 /// `args` holds `n` pointers and `shared` has room for as many.

@@ -19,11 +19,12 @@
 //! event handle). The rest of the runtime reaches this module only through
 //! [`hooks`] (its functions are private to keep it so), a table that only
 //! that function publishes (in device memory): elsewhere LLVM folds the
-//! table's load to null and every hook away with it, and at -O0, where nothing folds, the calls through it are indirect
-//! calls of functions the program does not contain (direct calls gave every
-//! -O0 kernel the 67 registers of these functions: nvlink sizes a kernel by
-//! the largest function it may call). A program without `detach` pays
-//! nothing, or a null test at -O0.
+//! table's load to null and every hook away with it, and at -O0, where
+//! nothing folds, the calls through it are indirect calls of functions the
+//! program does not contain: nvlink sizes a kernel by the largest function
+//! it may call, and direct calls would give every -O0 kernel the registers
+//! of these functions (`no_kernel_costs_more_than_with_llvm19_at_o0`). A
+//! program without `detach` pays nothing, or a null test at -O0.
 #![allow(unsafe_code)]
 
 use crate::execution::mapping;
@@ -199,10 +200,9 @@ static HOOKS: Hooks = Hooks {
 
 /// [`Hooks::wait_all`], once the program made a task with `detach`: at a
 /// barrier and at the end of a region or of the kernel. Inlined: at -O0 a
-/// function of its own gave `__kmpc_barrier` a call and itself a frame, 24
-/// bytes more stack on every region that calls it (schedules.c l65 496 ->
-/// 520, LLVM 19: 496), the indirect call alone 16; with `__kmpc_barrier`
-/// inlined too, none.
+/// function of its own would give `__kmpc_barrier` a call and itself a
+/// frame, more stack on every region that calls it
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 #[inline(always)]
 pub fn wait_all_if_used() {
     if let Some(detach) = hooks() {
@@ -357,8 +357,8 @@ unsafe fn dep_slice<'a>(ndeps: i32, deps: *const c_void) -> &'a [DependInfo] {
 /// `__kmpc_task_allow_completion_event`: the handle of `task`'s event, the
 /// task's entry in the list.
 pub fn allow_completion_event(task: *mut c_void) -> *mut c_void {
-    // Through `black_box`: knowing the one value ever stored, LLVM turned
-    // the calls through the table into direct calls, in every kernel.
+    // Through `black_box`: knowing the one value ever stored, LLVM would
+    // turn the calls through the table into direct calls, in every kernel.
     let table = core::hint::black_box(&raw const HOOKS);
     DETACH_HOOKS.get().store(table.cast_mut(), Ordering::Release);
     let (owner, parent) = (me(), context_key());

@@ -53,8 +53,8 @@ struct Header {
 
 /// The ICVs the `omp_set_*` routines change (a task's levels are its
 /// creator's), copied one by one: a copy of the whole `Icvs` out of the team
-/// state was a `memcpy`, after which the optimiser kept the team state as one
-/// block (task_destructors.cpp: 88 bytes of shared memory, not 56).
+/// state is a `memcpy`, after which the optimiser keeps the team state as one
+/// block (`no_kernel_costs_more_than_with_llvm19`).
 #[derive(Clone, Copy)]
 struct SettableIcvs {
     nthreads: u32,
@@ -114,8 +114,8 @@ pub fn alloc(flags: i32, task_bytes: u64, shareds_bytes: u64, entry: *mut c_void
 
 out_of_line_at_o0! {
 /// The heap block of a task. Apart at -O0: the allocation inlined into
-/// `__kmpc_omp_task_alloc` gave it 60 registers there (LLVM 19's kernels
-/// with tasks: 59).
+/// `__kmpc_omp_task_alloc` would give it more registers there than LLVM 19's
+/// kernels with tasks take.
 fn task_block(bytes: u64) -> *mut c_void {
     memory::heap_alloc(bytes)
 }
@@ -124,8 +124,8 @@ fn task_block(bytes: u64) -> *mut c_void {
 out_of_line_at_o0! {
 /// `__kmpc_omp_task_begin_if0`, and the start of every task: notes the data
 /// environment to restore. Apart at -O0, as [`end`] is: with both inlined
-/// into `__kmpc_omp_task`, ptxas -O0 gave that function a 72-byte frame
-/// (24 apart).
+/// into `__kmpc_omp_task`, ptxas -O0 gives that function a frame three times
+/// as large.
 ///
 /// # Safety
 /// `task` came from [`alloc`] and has not begun.
@@ -195,9 +195,8 @@ pub fn context_key() -> usize {
 /// Runs the destructors of the task's private copies, if clang asked for
 /// that. Not part of [`end`]: behind a call of its own at -O0, clang's
 /// destructors (an indirect call, which nvlink sizes as the deepest function
-/// of its type, a task entry) put that frame on top of `end`'s in the
-/// kernel's stack (task_destructors.cpp: 248 bytes; LLVM 19, which runs no
-/// destructors: 240).
+/// of its type, a task entry) would put that frame on top of `end`'s in the
+/// kernel's stack (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 ///
 /// # Safety
 /// `task` was begun with [`begin`] and is not ended.
@@ -289,9 +288,10 @@ pub fn body_ended(task: *mut c_void) {
 /// in each task it splits off; here no task is split off). The
 /// OpenMPIRBuilder (flang) puts the loop's own bounds and step, signed, in
 /// the shared-variable block and has no such flag: its task tests for the
-/// last iteration itself. Writing the flag there overwrote the low half of
-/// the pointer after the step (on an H200, a misaligned atomic in flang's
-/// taskloop), and an unsigned test took `do i = -5, 5` for empty.
+/// last iteration itself. Writing the flag there would overwrite the low
+/// half of the pointer after the step (on an H200, a misaligned atomic in
+/// flang's taskloop), and an unsigned test would take `do i = -5, 5` for
+/// empty.
 ///
 /// # Safety
 /// As [`run`]; `lb` and `ub` point into `task` or its shared-variable block.
