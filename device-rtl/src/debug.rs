@@ -1,9 +1,6 @@
-//! Traps with messages. An entry point omprt does not implement yet traps
-//! with a message that names it, never returning a plausible wrong value.
-//!
-//! Messages are whole lines built at compile time (`message!`), printed with
-//! a device `printf` that takes no arguments: an argument buffer would give
-//! every kernel that can reach a trap a stack frame.
+//! Traps with messages, whole lines built at compile time (`message!`) and
+//! printed with a `printf` that takes no arguments: an argument buffer would
+//! give every kernel that can reach a trap a stack frame.
 
 /// `"omprt: <parts>\n\0"` as a byte string, for [`fatal`] and [`check`].
 macro_rules! message {
@@ -19,18 +16,16 @@ pub fn fatal(message: &'static [u8]) -> ! {
     crate::arch::trap_with_message(message)
 }
 
-/// Traps with "omprt: <what>: <name>" where `name` is only known at run
-/// time (the entry point of a shared implementation). Costs a stack frame
-/// for the printf arguments; prefer [`fatal`].
+/// Traps with "omprt: <what>: <name>", `name` known at run time (the entry
+/// point of a shared implementation); its printf arguments cost a frame.
 #[inline(always)]
 pub fn fatal_naming(what: &[u8], name: &[u8]) -> ! {
     crate::arch::trap_naming(what, name)
 }
 
-/// Checks a contract that clang's generated code keeps, only in programs
-/// built with `-fopenmp-target-debug` (debug kind `ASSERTION`, as upstream's
-/// `ASSERT`): elsewhere the check folds away, and with it a `printf` call,
-/// which costs a kernel registers (`no_kernel_costs_more_than_with_llvm19`).
+/// Checks a contract clang's code keeps, only under `-fopenmp-target-debug`
+/// (`ASSERTION`, as upstream's `ASSERT`): elsewhere it folds away with its
+/// `printf` call (`no_kernel_costs_more_than_with_llvm19`).
 #[inline(always)]
 pub fn assertion(condition: bool, message: &'static [u8]) {
     if crate::config::debug_kind().contains(omprt_abi::DeviceDebugKind::ASSERTION) && !condition {
@@ -38,12 +33,10 @@ pub fn assertion(condition: bool, message: &'static [u8]) {
     }
 }
 
-/// Checks a contract of the compiler's code whose violation would not fail
-/// by itself but hang or corrupt (a generic-mode region without a wrapper):
-/// always traps, and prints `message` only in programs built with
-/// `-fopenmp-target-debug`, as [`assertion`] does. Where the condition does
-/// not fold, a `printf` would cost every kernel the registers of a call
-/// (`spmd_kernel_in_a_mixed_file_makes_no_call`).
+/// Checks a contract of the compiler's code whose violation would hang or
+/// corrupt: always traps, printing `message` only under
+/// `-fopenmp-target-debug`, since where the condition does not fold a
+/// `printf` costs every kernel a call (`spmd_kernel_in_a_mixed_file_makes_no_call`).
 #[inline(always)]
 pub fn contract(condition: bool, message: &'static [u8]) {
     if !condition {

@@ -7,7 +7,8 @@ use crate::{arch, sync};
 /// `barrier`, explicit or implicit: the team's tasks complete first (only
 /// `detach` can leave any), then its threads meet. `alwaysinline` once
 /// linked (`.omprt.always_inline_later`): at -O0 the `detach` hook's call
-/// would give it a frame of its own, under every region's that calls it.
+/// would give it a frame of its own, under every region's that calls it
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 #[unsafe(no_mangle)]
 #[inline(never)]
 #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]

@@ -3,30 +3,25 @@
 //! dispatcher.
 //!
 //! Iterations are numbered `0..=last` in a normalised space (iteration `k`
-//! is `lb + k*st`). Records keep it in 64 bits; the arithmetic runs in the
-//! loop's own width ([`Count`]): a 32-bit loop never pays for 64-bit
-//! division (a call into CUDA's software routine) nor for 64-bit registers.
+//! is `lb + k*st`), kept in 64 bits; the arithmetic runs in the loop's own
+//! width ([`Count`]), so a 32-bit loop pays for no 64-bit division or
+//! registers.
 //!
 //! Where the state lives:
-//! * A team shares, in CTA-shared memory, the counter of handed-out
-//!   iterations ([`TeamCounters`]), which threads advance with one atomic per
-//!   warp (dynamic) or a CAS (guided), and the loop ([`TeamLoop`]). Each is
-//!   its own static, so that only kernels with such loops pay for it. `init`
-//!   brackets their writes with two team barriers, so consecutive loops,
-//!   `nowait` ones included, reuse them safely. An `ordered` loop's turn is
-//!   on the heap, with the threads' records ([`ordered_turn`]).
-//! * A thread that needs progress of its own pushes a [`Private`] record on
-//!   the heap, popped by `__kmpc_dispatch_deinit`: static schedules (fixed
-//!   chunks per thread), `ordered` (the current iteration), and a team of
-//!   one whose neighbours in the block may run unrelated loops (nested
-//!   regions, or the sequential part of an SPMD kernel, where every thread
-//!   is a team of one). The record keeps its own [`LoopSpec`], so an
-//!   `ordered` loop leaves [`TeamLoop`] alone: in a program whose dispatched
-//!   loops are all `ordered`, it is never written and takes no shared memory.
-//! * A device-wide flag ([`ORDERED_LOOPS_SEEN`]), set by `ordered`
-//!   loops only, tells `next` whether a record may be one of theirs: in a
-//!   program without them it is never written, and the optimiser drops that
-//!   path.
+//! * The team's CTA-shared statics, which only kernels with such loops
+//!   reserve: the counter of handed-out iterations ([`TeamCounters`]),
+//!   advanced with one atomic per warp (dynamic) or a CAS (guided), and the
+//!   loop ([`TeamLoop`]). `init` brackets their writes with two team
+//!   barriers, so consecutive loops, `nowait` ones too, reuse them safely.
+//! * A [`Private`] record on the heap, pushed by a thread that needs progress
+//!   of its own and popped by `__kmpc_dispatch_deinit`: static schedules,
+//!   `ordered` loops (the current iteration; the team's turn is the records
+//!   array's header, [`ordered_turn`]), and a team of one whose neighbours
+//!   may run unrelated loops (nested regions, an SPMD kernel's sequential
+//!   part). A record keeps its own [`LoopSpec`], so a program whose loops are
+//!   all `ordered` never writes [`TeamLoop`], which then takes no memory.
+//! * [`ORDERED_LOOPS_SEEN`], written by `ordered` loops only, tells `next`
+//!   whether a record may be one of theirs; elsewhere that path folds.
 #![allow(unsafe_code)]
 
 use super::iv::{Count, Distance, LoopIv, runs_no_iteration};
@@ -39,18 +34,13 @@ use omprt_abi::Schedule;
 use omprt_abi::sched::omp_sched;
 
 arch::team_static! {
-    /// The team's counter of handed-out iterations: a static of its own, so
-    /// that only kernels with dispatched loops pay its shared memory.
     static TEAM_COUNTERS: TeamCounters = TeamCounters::new();
 }
 arch::team_static! {
-    /// The team's loop, apart from the counter: only kernels with dispatched
-    /// loops that are not `ordered` pay its shared memory.
     static TEAM_LOOP: TeamLoop = TeamLoop::new();
 }
 arch::device_static! {
-    /// Whether a thread has started an `ordered` dispatched loop: written
-    /// only by such loops.
+    /// Whether a thread has started an `ordered` dispatched loop.
     static ORDERED_LOOPS_SEEN: AtomicBool = AtomicBool::new(false);
 }
 
@@ -93,8 +83,7 @@ impl Bounds {
         Some(Bounds { lb: lb.bits(), st, last: last.into(), empty })
     }
 
-    /// Iteration `k` as a value of the loop's type, computed in the loop's
-    /// width (the same bits as in 64; fewer registers for a 32-bit loop at -O0).
+    /// Iteration `k` as a value of the loop's type, computed in its width.
     pub fn value<T: LoopIv>(&self, k: u64) -> T {
         let step = T::Unsigned::from_u64(k).wrapping_mul(T::Unsigned::from_u64(self.st as u64));
         T::from_bits(self.lb).offset(step)
@@ -138,11 +127,10 @@ impl Plan {
             }
             DistributeStaticChunk | DistributeStaticNoChunk | DistributeStaticChunkStaticOne => (Kind::StaticBalanced, 0),
         };
-        // A chunk past the trip count is the trip count. Clamped, the team's
-        // counter cannot wrap before the loop is handed out: it runs past
-        // `last` by a chunk per grab that finds nothing, and a warp adds 32
-        // chunks at once (unclamped, `schedule(dynamic, 1L << 62)` would wrap
-        // it to 0 after four grabs, and the loop would run again).
+        // A chunk past the trip count is the trip count, so the team's
+        // counter, which runs past `last` by a chunk per empty grab (32 per
+        // warp), cannot wrap to 0 and run the loop again
+        // (`schedule(dynamic, 1L << 62)`).
         Plan { kind, chunk: (chunk.max(1) as u64).min(bounds.last.saturating_add(1)), ordered }
     }
 
@@ -167,10 +155,8 @@ pub fn chunk_at<D: Count>(start: D, chunk: D, last: D) -> Option<(D, D)> {
 }
 
 /// Guided: about half of what is left divided by the threads, at least
-/// `min_chunk`. The divisor is rounded up to a power of two, 2^`shift`
-/// ([`guided_shift`]), so the retried step of the CAS loop shifts instead of
-/// dividing (a 32-bit division is some twenty instructions and registers in
-/// every kernel with a dispatched loop).
+/// `min_chunk`. The divisor is a power of two, 2^`shift` ([`guided_shift`]),
+/// so the retried step of the CAS loop shifts rather than divides.
 pub fn guided_size<D: Count>(start: D, last: D, shift: u32, min_chunk: D) -> D {
     let left_minus_one = if last > start { last - start } else { D::ZERO };
     left_minus_one.shr(shift).max(min_chunk).max(D::ONE)
@@ -183,9 +169,9 @@ pub fn guided_shift(threads: u32) -> u32 {
 
 /// Where a thread stands in a static schedule: the start of its next chunk,
 /// the chunk's length minus one, and the distance to the chunk after it (0:
-/// none). Set up once at `init`, so `next` neither divides nor multiplies:
-/// that arithmetic, inlined into every dispatched loop, would set the
-/// register count of kernels whose loops are not even static.
+/// none). Set up at `init`, so `next` neither divides nor multiplies: inlined
+/// into every dispatched loop, that would set the registers of kernels whose
+/// loops are not even static.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StaticCursor {
     next: u64,
@@ -276,16 +262,12 @@ impl LoopSpec {
     }
 }
 
-/// The team's loop when no thread keeps a record of it: written by thread 0
-/// between the two team barriers of `init`. Its size counts: a static that
-/// several kernels use is charged to every kernel of the module, also to
-/// those without dispatched loops. A 64-bit loop is kept as its
-/// [`LoopSpec`], read field by field where used. A 32-bit loop is kept in its
-/// own width, and what a [`LoopSpec`] has beyond bounds, stride and chunk
-/// rides in the team's counter ([`TeamCounters`]): an empty loop starts the
-/// counter past `last`, and the guided shift is the counter's top byte. A
-/// 32-bit dynamic loop with constant stride and chunk then takes 16 bytes of
-/// shared memory, as with LLVM 19's runtime
+/// The team's loop when no thread keeps a record of it, written by thread 0
+/// between the two team barriers of `init`. Its size is charged to every
+/// kernel of a module that uses it. A 64-bit loop is kept as its
+/// [`LoopSpec`]; a 32-bit one in its own width, with the rest in the team's
+/// counter ([`TeamCounters`]): an empty loop starts the counter past `last`,
+/// and the guided shift is its top byte
 /// (`narrow_dynamic_loops_take_sixteen_bytes_of_shared_memory`).
 pub struct TeamLoop {
     narrow: UnsafeCell<NarrowLoop>,
@@ -476,7 +458,7 @@ impl TeamCounters {
     /// `last` by up to a chunk per thread, which would wrap a 32-bit one near
     /// the top of the range. Apart at -O0: with the CAS loop inlined,
     /// `next_guided` would take more registers than LLVM 19's distribute
-    /// kernels (`unoptimised_dispatched_loops_stay_small`). The chunk goes to
+    /// kernels (`no_kernel_costs_more_than_with_llvm19_at_o0`). The chunk goes to
     /// `first` and `end`, `false` if there is none: returned as an `Option`,
     /// it would go through the stack at -O0.
     fn grab_guided<D: Count, S: Spec>(&self, lp: &S, first: &mut u64, end: &mut u64) -> bool {
@@ -696,7 +678,8 @@ out_of_line_at_o0! {
 /// The next chunk of an `ordered` dynamic or guided loop: from the team's
 /// counters and the record's copy of the loop; the record follows the
 /// current iteration. Not a cursor argument of `next_guided` and
-/// `next_dynamic`, which would raise their registers under ptxas -O0.
+/// `next_dynamic`, which would raise their registers under ptxas -O0
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 fn next_ordered<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     let counters = TEAM_COUNTERS.get();
     let b = if p.spec.guided_above_minimum::<T::Unsigned>(counters) {
@@ -735,7 +718,8 @@ fn next_dynamic<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_
 
 out_of_line_at_o0! {
 /// [`emit`] of a chunk of the team's loop. Seven arguments: with an eighth,
-/// it would take more registers under ptxas -O0 than LLVM 19's kernels.
+/// it would take more registers under ptxas -O0 than LLVM 19's kernels
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 #[allow(clippy::too_many_arguments, reason = "clang's four variables")]
 fn emit_team<T: LoopIv, S: Spec>(spec: &S, a: u64, b: u64, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     emit(spec, a, b, b == spec.last(), plast, plb, pub_, pst)
