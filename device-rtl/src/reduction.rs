@@ -1,8 +1,8 @@
 //! Reductions. clang generates the callbacks that move and combine the
-//! reduction variables (docs/abi.md, "Parallel reductions" and "Teams
-//! reductions"); the runtime decides who combines with whom and returns 1 in
-//! exactly the thread whose copy holds the result, which clang combines into
-//! the original variable without atomics.
+//! reduction variables (docs/abi.md, "Parallel reductions" and
+//! "Teams reductions"); the runtime decides who combines with whom and
+//! returns 1 in exactly the thread whose copy holds the result, which clang
+//! combines into the original variable without atomics.
 //!
 //! * Parallel: a shuffle tree within each warp (algorithm 0 when the team is
 //!   whole warps, else algorithm 1 in every warp: one choice per team costs

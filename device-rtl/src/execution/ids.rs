@@ -20,9 +20,8 @@ pub fn num_blocks() -> u32 {
     arch::num_blocks()
 }
 
-/// Generic mode: the main thread is the first lane of the last warp
-/// (LLVM 22's host adds that warp for it; docs/abi.md, "Kernel entry and
-/// exit").
+/// Generic mode: the main thread is the first lane of the last warp (LLVM
+/// 22's host adds that warp for it; docs/abi.md, "Kernel entry and exit").
 #[inline(always)]
 pub fn main_thread_id_in_generic_mode() -> u32 {
     first_lane_of_last_warp(num_threads_in_block())
