@@ -214,12 +214,11 @@ pub fn assertion(condition: bool, message: &'static [u8]) {
     }
 }
 
-/// Checks a contract of the compiler's code whose violation would not fail
-/// by itself but hang or corrupt (a generic-mode region without a wrapper):
-/// always traps, and prints `message` only in programs built with
-/// `-fopenmp-target-debug`, as [`assertion`] does. Where the condition does
-/// not fold, a `printf` would cost every kernel the registers of a call
-/// (`no_kernel_costs_more_than_with_llvm19`).
+/// Checks a contract of the compiler's code whose violation would hang or
+/// corrupt (a generic-mode region without a wrapper): always traps,
+/// printing `message` only under `-fopenmp-target-debug`, as [`assertion`]
+/// does, since where the condition does not fold a `printf` costs every
+/// kernel a call (`spmd_kernel_in_a_mixed_file_makes_no_call`).
 #[inline(always)]
 pub fn contract(condition: bool, message: &'static [u8]) {
     if !condition {

@@ -19,11 +19,11 @@
 /// and is left to clang's inliner when the user optimises: rustc must not
 /// inline it (`inline(never)`), and the section tells xtask's IR rewrite to
 /// trade `noinline` for `inlinehint` (`INLINE_WHEN_OPTIMIZING_SECTION`). At
-/// -O0 clang inlines only `alwaysinline`, and ptxas -O0 gives a function about
-/// as many registers as it has code: one large runtime function set the
-/// registers of every kernel that reaches it. Call such a function last where
-/// possible, and give it what it writes: at -O0 a value live across a call
-/// costs the caller stack.
+/// -O0 clang inlines only `alwaysinline`, ptxas -O0 gives a function about as
+/// many registers as it has code, and a kernel takes the registers of the
+/// largest function it reaches (`unoptimised_dispatched_loops_stay_small`).
+/// Call such a function last where possible, and give it what it writes: at
+/// -O0 a value live across a call costs the caller stack.
 macro_rules! out_of_line_at_o0 {
     ($(#[$meta:meta])* $vis:vis fn $($rest:tt)*) => {
         $(#[$meta])*

@@ -1,23 +1,20 @@
 //! Reductions. clang generates the callbacks that move and combine the
-//! reduction variables (ABI-CONTRACT.md 5.3–5.5); the runtime decides who
-//! combines with whom and returns 1 in exactly the thread whose copy then
-//! holds the result (clang combines it into the original variable, without
-//! atomics).
+//! reduction variables (docs/abi.md, "Parallel reductions" and
+//! "Teams reductions"); the runtime decides who combines with whom and
+//! returns 1 in exactly the thread whose copy holds the result, which clang
+//! combines into the original variable without atomics.
 //!
-//! * Parallel reduction: a shuffle tree within each warp (algorithm 0 when
-//!   the team is whole warps, else algorithm 1, for contiguous lanes, in
-//!   every warp; choosing per team rather than per warp measured 44 -> 40
-//!   registers on reductions.c's `teams distribute parallel for`), then warp
-//!   results gathered into warp 0 by clang's inter-warp copy and reduced
-//!   there. Thread 0 of the team returns 1.
-//! * Teams reduction: each team's master writes its value into record
-//!   `team % records` of the launch-environment buffer (copy in the first
+//! * Parallel: a shuffle tree within each warp (algorithm 0 when the team is
+//!   whole warps, else algorithm 1 in every warp: one choice per team costs
+//!   fewer registers than one per warp), then clang's inter-warp copy into
+//!   warp 0, reduced there. Thread 0 of the team returns 1.
+//! * Teams: each team's master writes its value into record
+//!   `team % records` of the launch environment's buffer (copy in the first
 //!   window, combine in later ones) and counts itself in with one atomic
-//!   add. The team whose master arrives last folds all records: in kernels
-//!   clang made SPMD with all its threads (strided loads, then the same
-//!   shuffle tree as a parallel reduction), otherwise with the master alone. Its master
-//!   returns 1. Teams beyond the buffer's records wait for the window to
-//!   advance.
+//!   add; teams beyond the records wait for the window to advance. The last
+//!   team folds all records, with all its threads in kernels clang made SPMD
+//!   (strided loads, then the parallel shuffle tree), else with the master
+//!   alone, and its master returns 1.
 #![allow(unsafe_code)]
 
 use crate::execution::{mapping, state};
@@ -60,10 +57,9 @@ pub unsafe fn parallel_reduce(data: *mut c_void, shuffle: ShuffleReduceFn, copy:
         return 1;
     }
     // The team's threads are hardware ids 0..n (SPMD, and generic workers).
-    // Read anew (`asm`): in a `distribute` loop around the region LLVM hoisted
-    // the lane, the warp and their addresses out of the loop and kept them in
-    // registers across it (reductions_all.c l99 40 -> 37 registers, LLVM 19:
-    // 39; the benchmark's dot 32 -> 28).
+    // Read anew (`asm`): in a `distribute` loop around the region LLVM would
+    // hoist the lane, the warp and their addresses out of the loop and keep
+    // them in registers across it (`no_kernel_costs_more_than_with_llvm19`).
     let tid = arch::thread_id_in_block_reread();
     let warps = n.div_ceil(WARP);
     let warp = tid / WARP;
@@ -88,9 +84,8 @@ pub unsafe fn parallel_reduce(data: *mut c_void, shuffle: ShuffleReduceFn, copy:
 ///
 /// # Safety
 /// `buffer` is the fixed buffer of `records` records; the callbacks are
-/// clang's for `data`; the kernel has a launch environment. In SPMD mode
-/// every thread of the block calls this (clang's team-level code runs on
-/// all of them), in generic mode the main thread alone.
+/// clang's for `data`; the kernel has a launch environment. Called by every
+/// thread of the block in SPMD mode, by the main thread in generic mode.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn teams_reduce(
     buffer: *mut c_void,
@@ -114,25 +109,16 @@ pub unsafe fn teams_reduce(
         // SAFETY: forwarded from the caller.
         last = unsafe { arrive(buffer, records, data, teams, list_to_global_copy, list_to_global_reduce) };
     }
-    // The whole team folds the records if its master arrived last, but only
-    // in kernels clang made SPMD: openmp-opt turns the team's reduction
-    // variable of a kernel it SPMDized into one shared-memory copy
-    // (HeapToShared), so there every thread's reduce list names the same
-    // variables and only the master may write them.
+    // The whole team folds only in kernels clang made SPMD: in one
+    // openmp-opt SPMDized, the team's reduction variables are one shared
+    // copy (HeapToShared) that only the master may write. A reduce list
+    // naming a shared variable is such a copy, and that test folds where LLVM
+    // sees the variable, also in files of mixed modes, where the mode test
+    // does not (`spmdized_teams_reduction_folds_on_the_master_unrolled_twice`).
     //
-    // A reduce list that names a shared variable is such a copy too, and the
-    // test folds where LLVM sees the variable: openmp-opt's copy is a shared
-    // global, so a kernel it SPMDized keeps no team fold (and none of clang's
-    // copy callback, whose 128-byte buffer stayed in SPMDized kernels of
-    // files with kernels of both modes, where the mode test does not fold).
-    //
-    // The barrier itself tells the team (`bar.red.or`, as CUDA's
-    // `__syncthreads_or`). Through a shared-memory word written by the master
-    // before a barrier, openmp-opt once handed the other threads their own
-    // `false` instead of the master's value (seen in reductions.c's -O2 PTX
-    // once `arrive` was a function of its own in the runtime's bitcode): they
-    // skipped the fold, leaving the master alone in the block barriers of
-    // clang's copy callback.
+    // The barrier itself tells the team (`bar.red.or`): through a shared word
+    // the master writes, openmp-opt may hand the others their own `false`,
+    // and the master would wait alone in clang's copy callback's barriers.
     // SAFETY: `data` is clang's reduce list (forwarded from the caller).
     let team_fold = mapping::is_spmd_kernel_from_clang() && !unsafe { first_variable_is_shared(data) };
     if team_fold {
@@ -145,8 +131,8 @@ pub unsafe fn teams_reduce(
     let filled = teams.min(records);
     // The master of a generic(-SPMD) kernel folds alone, as thread 0 of one.
     let (tid, threads) = if team_fold { (mapping::thread_id_in_block(), mapping::num_threads_in_block()) } else { (0, 1) };
-    // Threads 0..n each fold every n-th record; n is a whole number of warps
-    // when it exceeds one, so that only full warps shuffle.
+    // Threads 0..n each fold every n-th record; n is whole warps when above
+    // one, so that only full warps shuffle.
     let n = threads.min(filled);
     let n = if n > WARP { n / WARP * WARP } else { n };
     // SAFETY: clang's callbacks over its buffer and reduce list.
@@ -155,10 +141,10 @@ pub unsafe fn teams_reduce(
             global_to_list_copy(buffer, tid as i32, data);
             let mut i = tid + n;
             while i < filled {
-                // Two records per step keep both records' loads in flight.
-                // Unrolled further by ptxas, the master's fold alone (n = 1)
-                // took large_strides.c's SPMDized kernel from 26 registers to
-                // 48; 4 times, to 32.
+                // Two records per step keep both records' loads in flight;
+                // unrolled further by ptxas, the master's fold alone (n = 1)
+                // costs the kernel registers
+                // (`spmdized_teams_reduction_folds_on_the_master_unrolled_twice`).
                 arch::unroll_twice();
                 global_to_list_reduce(buffer, i as i32, data);
                 i += n;
@@ -193,8 +179,8 @@ unsafe fn first_variable_is_shared(data: *mut c_void) -> bool {
 
 out_of_line_at_o0! {
 /// The master's part: waits for its window, puts the team's value into its
-/// record, and counts itself in. Returns whether this team arrived last (and
-/// then resets the counters for the next launch).
+/// record, and counts itself in. Returns whether this team arrived last,
+/// which then resets the counters.
 ///
 /// # Safety
 /// As for [`teams_reduce`].
@@ -226,7 +212,7 @@ unsafe fn arrive(
         }
     }
     arch::fence_device();
-    // One plain atomic add per team (a CAS loop here serialised thousands
+    // One plain atomic add per team (a CAS loop would serialise thousands
     // of teams). Teams of the next window cannot count in before this one
     // is complete, so arrivals `k*records..(k+1)*records` are window k.
     let arrived = count.fetch_add(1, Ordering::AcqRel);

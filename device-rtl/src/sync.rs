@@ -8,10 +8,8 @@
 //! `parallel::spmd_region`): a launch runs in one mode, so the two never meet;
 //! 2 the unaligned all-threads barrier of the generic-mode worker protocol.
 //! Few and low on purpose: ptxas reserves every id up to the highest one
-//! used, and an SM holds a fixed number of barriers, so they cap the blocks
-//! per SM (ncu: 21 blocks with ids up to 2, 32 with id 0 alone; generic
-//! kernels used ids up to 8 before, and 7 of their blocks fit: generic.c's
-//! benchmark ran at 39 % active warps, 69 % since, 283 -> 223 µs on an H200).
+//! used, and an SM holds a fixed number of barriers, so the highest id caps
+//! the blocks per SM and with them the occupancy of generic kernels.
 //!
 //! Locks are spin locks on one 32-bit word with device-scope atomics, taken
 //! by one lane at a time: they never assume a warp runs in lockstep, so lanes

@@ -428,7 +428,7 @@ extern "C-unwind" fn irbuilder_region_without_captures(_g: *mut i32, _b: *mut i3
 /// The OpenMPIRBuilder passes its captured variables as one block and no
 /// wrapper, in generic kernels too (flang at -O0, and where openmp-opt cannot
 /// SPMDize): the workers run the runtime's wrapper, which calls the region
-/// with the block. Before, such a region trapped.
+/// with the block.
 #[test]
 fn generic_regions_without_a_wrapper_run_on_the_whole_team() {
     for use_runtime_state_machine in [true, false] {

@@ -9,7 +9,8 @@
 //! All 26 op×type combinations are reduced at once: as clang does for one
 //! construct with several reduction variables, the reduce list holds a
 //! pointer to each of the 26 private variables, and the callbacks are written
-//! the way clang 22 generates them for such a list (ABI-CONTRACT.md 5.3–5.5):
+//! the way clang 22 generates them for such a list (docs/abi.md,
+//! "Parallel reductions" and "Teams reductions"):
 //!
 //! * shuffle-and-reduce: each element is shuffled (4-byte elements with
 //!   `__kmpc_shuffle_int32`, 8-byte ones with `__kmpc_shuffle_int64`, floats

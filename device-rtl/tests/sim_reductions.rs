@@ -1,5 +1,6 @@
 //! Reductions in the host simulation, with callbacks written the way clang 22
-//! generates them (ABI-CONTRACT.md 5.3–5.5): exactly one thread gets 1, and
+//! generates them (docs/abi.md, "Parallel reductions" and
+//! "Teams reductions"): exactly one thread gets 1, and
 //! its copy holds the team's (or the league's) combined value.
 
 mod common;

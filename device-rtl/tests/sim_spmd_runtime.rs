@@ -377,8 +377,8 @@ extern "C-unwind" fn last_thread_writes(_g: *mut i32, _b: *mut i32, small: *mut 
 /// clang allocates there the team's one copy of a variable its region shares
 /// (a `teams distribute parallel for` lastprivate): every thread gets the
 /// same copy, on the shared stack or, when that is full, one heap block, and
-/// sees what the region's last thread wrote. Before, each thread got its own
-/// copy and the team's copy-out raced (lastprivate_combined.c on a GPU).
+/// sees what the region's last thread wrote. With a copy per thread the
+/// team's copy-out races (lastprivate_combined.c on a GPU).
 #[test]
 fn spmd_team_code_allocations_are_one_copy_per_team() {
     let env = spmd();
@@ -666,9 +666,8 @@ extern "C-unwind" fn slow_thread_reads_its_region(_g: *mut i32, _b: *mut i32, ro
 /// Back-to-back SPMD regions with a slow thread on either side of each: the
 /// slow thread still sees the region inside it, after the others are done,
 /// and level 0 before it, while the others wait to enter. Every thread
-/// clears the region's fields itself after the end barrier (in the LTO
-/// member too since 2026-11-26, where thread 0 did and a second barrier
-/// published it). Run in both copies of the runtime, whose regions start
+/// clears the region's fields itself after the end barrier, in both copies
+/// of the runtime. Run in both copies, whose regions start
 /// differently: in the compile-time copy inlined into clang's call every
 /// thread sets the fields itself after the entry's barrier, elsewhere thread
 /// 0 does and a second barrier publishes it. Cleared before the end

@@ -22,6 +22,10 @@ commands:
                  nvptx offloading as the third column
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
+  prose [DIR...] comment lines in .rs files under DIR (default: abi device-rtl
+                 host-plugin xtask) with a date, the word 'revision', an 'a -> b'
+                 figure of digits, or a reference to ABI-CONTRACT.md, STYLE.md or
+                 DESIGN.md; exits 1 when it finds any
   help           this text";
 
 fn main() -> ExitCode {
@@ -31,6 +35,7 @@ fn main() -> ExitCode {
         Some("check-abi") => check_abi(&[]),
         Some("corpus") => run_corpus(),
         Some("remarks") => remarks_table(),
+        Some("prose") => prose(&args[1..]),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
             "--bench" => xtask::bench_cost::table().map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
             "--lto" => xtask::static_cost::table(&corpus::Options::default(), "-O2 -foffload-lto").map(|rows| {
@@ -92,6 +97,21 @@ fn run_corpus() -> xtask::Result<()> {
     check_abi(&needed.collect::<Vec<_>>())?;
     let _ = tools::cuda_path()?;
     if summary.ok() && multi_file.ok() && fortran.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
+}
+
+fn prose(dirs: &[String]) -> xtask::Result<()> {
+    use xtask::prose;
+    let dirs: Vec<std::path::PathBuf> =
+        if dirs.is_empty() { prose::DEFAULT_DIRS.iter().map(std::path::PathBuf::from).collect() } else { dirs.iter().map(std::path::PathBuf::from).collect() };
+    let findings = prose::check_paths(&dirs)?;
+    for finding in &findings {
+        println!("{finding}");
+    }
+    if findings.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} comment line(s) record history or cite files outside the repository: state the invariant or the reason as it holds now", findings.len()))
+    }
 }
 
 fn remarks_table() -> xtask::Result<()> {

@@ -78,8 +78,8 @@ pub(crate) use device_static;
 
 /// clang's task entry, `i32 (i32 gtid, kmp_task_t *)`, as the runtime calls
 /// it. On the GPU nothing unwinds: through an `extern "C"` pointer the call
-/// is a plain `call`, where a `"C-unwind"` one became an `invoke` whose
-/// abort-on-unwind landing pad kept rustc's panic machinery (and its
+/// is a plain `call`, where a `"C-unwind"` one would be an `invoke` whose
+/// abort-on-unwind landing pad keeps rustc's panic machinery (and its
 /// `vprintf`s) in every kernel with a task. In the host simulation a test's
 /// failed assertion inside a task unwinds to the test.
 #[cfg(target_arch = "nvptx64")]

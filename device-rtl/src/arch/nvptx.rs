@@ -153,9 +153,10 @@ pub fn global_timer_ns() -> u64 {
 /// (a thread count, at most 1024) and a constant trip count below 2^16,
 /// LLVM shrinks a 32-bit division to 16 bits, and ptxas's relocatable
 /// code (`-c`, as clang compiles device code) does `div.u16` in a routine
-/// that costs the kernel 24 registers (small_loop.c's unchunked kernel: 24,
-/// 16 with this). A divisor LLVM knows as a constant stays visible, so a
-/// division by it still folds.
+/// that costs the kernel registers
+/// (`static_schedule_over_a_small_constant_trip_count_stays_cheap`). A
+/// divisor LLVM knows as a constant stays visible, so a division by it still
+/// folds.
 #[inline(always)]
 fn wide_divisor(d: u32) -> u32 {
     if core::intrinsics::is_val_statically_known(d) {
@@ -179,18 +180,18 @@ pub fn wide_nonzero_divisor(d: core::num::NonZeroU32) -> core::num::NonZeroU32 {
 /// of a function) where this is inlined: clang's calls of
 /// `__kmpc_parallel_60` are inlined with their argument count a constant,
 /// the OpenMPIRBuilder's call the copy that stays out of line, where it is
-/// an argument. Later LLVM folds what it did not know to false.
+/// an argument. What LLVM does not know by code generation folds to false.
 #[inline(always)]
 pub fn is_compile_time_constant(v: i64) -> bool {
     core::intrinsics::is_val_statically_known(v)
 }
 
 /// Whether LLVM knows that no code of the module sets `flag`, a device
-/// static written only with `true` (see `per_thread_arrays_made`); false
+/// static written only with `true` (as `PER_THREAD_ARRAYS_MADE`); false
 /// where it does not know. A plain read: where LLVM knows its value nothing
-/// stores to the flag, and elsewhere its value is unused, and the read goes
-/// (an atomic one stayed in ordered.c's kernels; at -O0 this one stays, a
-/// byte load whose value nothing uses).
+/// stores to the flag, elsewhere its value is unused, and the read goes,
+/// where an atomic one would stay (at -O0 this one stays, a byte load whose
+/// value nothing uses).
 #[inline(always)]
 pub fn known_never_set(flag: &core::sync::atomic::AtomicBool) -> bool {
     // SAFETY: a valid, aligned bool; see above for the race.
@@ -229,9 +230,9 @@ pub fn is_thread_local_address(p: *const u8) -> bool {
 
 /// A store of `v` that every thread of the block may make, to a shared word
 /// that no thread reads before its own store (or a barrier after one
-/// thread's). A plain store: racing stores
-/// of one value leave that value, and LLVM still drops a plain store that
-/// nothing reads (the SPMD region fields, in most loops).
+/// thread's). A plain store: racing stores of one value leave that value,
+/// and LLVM still drops a plain store that nothing reads (the SPMD region
+/// fields, in most loops).
 ///
 /// # Safety
 /// `p` is valid for writes; every thread that stores stores the same `v`.

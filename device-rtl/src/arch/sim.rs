@@ -421,8 +421,8 @@ where
                         let failure = result.err().map(panic_message);
                         // The trap's message is the result even if leaving
                         // the barriers panics too (a lock another trapped
-                        // thread poisoned): a join error used to drop it, and
-                        // the launch then looked like it ended normally.
+                        // thread poisoned): dropped with a join error, it
+                        // would let the launch look as if it ended normally.
                         let _ = std::panic::catch_unwind(thread_exit);
                         CURRENT.with(|c| *c.borrow_mut() = None);
                         failure

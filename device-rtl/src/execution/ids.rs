@@ -20,8 +20,8 @@ pub fn num_blocks() -> u32 {
     arch::num_blocks()
 }
 
-/// Generic mode: the main thread is the first lane of the last warp
-/// (LLVM 22's host adds that warp for it; ABI-CONTRACT.md 3.2).
+/// Generic mode: the main thread is the first lane of the last warp (LLVM
+/// 22's host adds that warp for it; docs/abi.md, "Kernel entry and exit").
 #[inline(always)]
 pub fn main_thread_id_in_generic_mode() -> u32 {
     first_lane_of_last_warp(num_threads_in_block())
@@ -34,9 +34,9 @@ fn first_lane_of_last_warp(block_threads: u32) -> u32 {
 
 /// Whether the caller is the generic-mode main thread, with the ids read
 /// anew (`arch::thread_id_in_block_reread`): at a kernel's end, where the
-/// ids read before the region would stay live across it. In a file of SPMD
-/// and generic kernels this check is in SPMD ones too (schedules.c's SPMD
-/// loops 30 -> 28 registers). The mode is the caller's to check.
+/// ids read before the region would stay live across it, in SPMD kernels
+/// too where a file has kernels of both modes. The mode is the caller's to
+/// check.
 #[inline(always)]
 pub fn is_generic_main_thread_reread() -> bool {
     arch::thread_id_in_block_reread() == first_lane_of_last_warp(arch::num_threads_in_block_reread())

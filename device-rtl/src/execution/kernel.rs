@@ -2,19 +2,18 @@
 //! the generic-mode worker state machine.
 //!
 //! Every thread of the block calls init.
-//! * SPMD (also a generic kernel openmp-opt SPMDized): thread 0 initialises
-//!   the team state, an aligned barrier publishes it, every thread returns -1.
+//! * SPMD (also a kernel openmp-opt SPMDized): thread 0 initialises the team
+//!   state, an aligned barrier publishes it, every thread returns -1.
 //! * Generic: the main thread (first lane of the last warp) initialises the
 //!   team state and returns -1 at once to run the sequential region. Threads
 //!   below `ntid - 32` are workers: with `UseGenericStateMachine` they serve
-//!   parallel regions in [`worker_state_machine`] until the main thread ends
-//!   the kernel; without it they return their id to the compiler's own state
-//!   machine. The other lanes of the main warp return their id and exit.
+//!   parallel regions in the runtime's worker loop until the kernel ends;
+//!   without it they return their id to the compiler's state machine. The
+//!   other lanes of the main warp return their id and exit.
 //!
-//! Barrier hazard: workers wait in a block barrier (`barrier.sync 2`) that
-//! the main thread joins from `__kmpc_parallel_60` or releases by exiting;
-//! exited threads count as arrived, so no thread may wait for a thread that is
-//! already gone.
+//! Workers wait in a block barrier (`barrier.sync 2`) that the main thread
+//! joins from `__kmpc_parallel_60` or releases by exiting: exited threads
+//! count as arrived, so no thread may wait for one that is gone.
 #![allow(unsafe_code)]
 
 use crate::execution::{mapping, parallel, state};
@@ -22,9 +21,9 @@ use crate::{arch, debug};
 use omprt_abi::{ExecMode, KernelEnvironment, KernelLaunchEnvironment};
 
 /// Returns -1 for threads that run the target region, else their thread id.
-/// A generic-mode worker first serves parallel regions in `worker_loop` when
-/// the kernel asks for the runtime's state machine: the C ABI's loop, which
-/// calls the exported protocol functions (see its comment in `exports`).
+/// A generic-mode worker first serves parallel regions in `worker_loop` (the
+/// C ABI's, which calls the exported protocol functions) when the kernel
+/// asks for the runtime's state machine.
 ///
 /// # Safety
 /// `kernel_env` points to the kernel's environment as clang emits it;
@@ -32,8 +31,7 @@ use omprt_abi::{ExecMode, KernelEnvironment, KernelLaunchEnvironment};
 /// kernels without a teams reduction).
 #[inline(always)]
 pub unsafe fn target_init(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLaunchEnvironment, worker_loop: impl FnOnce()) -> i32 {
-    // Read the fields straight from the constant clang emitted, so openmp-opt's
-    // rewrites of it and constant propagation flow into this code.
+    // From clang's constant itself, so openmp-opt's rewrites of it flow in.
     // SAFETY: the caller passes the kernel's own environment.
     let config = unsafe { (*kernel_env).configuration };
     let tid = mapping::thread_id_in_block();
@@ -65,17 +63,16 @@ pub unsafe fn target_init(kernel_env: *const KernelEnvironment, launch_env: *mut
 pub fn target_deinit(kernel_is_spmd: impl FnOnce() -> bool) {
     // The kernel's tasks complete before it ends.
     crate::tasks::detach::wait_all_if_used();
-    // Inlined into each kernel, where openmp-opt folds the call: the mode in
-    // the team state does not fold in a file with kernels of both modes.
+    // Folded per kernel, where the team state's mode does not fold in a file
+    // with kernels of both modes.
     if kernel_is_spmd() {
         // Thread states may have been made by any thread: free them once all
-        // threads are done with them. Not where no code can make them: where
-        // nothing in the module (a file's in the default build, the device
-        // image's with `-foffload-lto`) sets the flag, LLVM knows it unset,
-        // and the kernel ends without this barrier. openmp-opt can then drop
-        // the one that ends the last region too (`-foffload-lto`:
-        // thread_ids.c l10 16 -> 12 registers, LLVM 19: 14). Elsewhere this
-        // is unchanged: the flag's value is never read at run time.
+        // threads are done with them. Where nothing in the module (a file in
+        // the default build, the device image with `-foffload-lto`) sets the
+        // flag, LLVM knows it unset and the kernel ends without this barrier,
+        // and openmp-opt can drop the one that ends the last region too
+        // (`lto_kernels_end_without_a_barrier_where_no_per_thread_array_is_made`).
+        // The flag is never read at run time.
         if !crate::config::assume_no_thread_state() && !arch::known_never_set(state::PER_THREAD_ARRAYS_MADE.get()) {
             arch::sync_threads_aligned();
             if mapping::thread_id_in_block() == 0 {

@@ -1,17 +1,12 @@
 //! Who is who: hardware ids ([`ids`](super::ids)), the execution mode and the
-//! thread that runs the team's sequential code (kept in the team state,
-//! [`state`]), and the OpenMP thread numbering derived from them. The
-//! runtime asks this module; it re-exports the first two.
+//! thread that runs the team's sequential code (in the team state,
+//! [`state`]), and the OpenMP thread numbering derived from them.
 //!
-//! The mode is read from the team state, not through a call of the exported
-//! `__kmpc_is_spmd_exec_mode`: openmp-opt folds such calls per kernel, but in a
-//! TU with kernels of both modes it left a call behind without a definition,
-//! and nvlink failed on `state_machines.c` at -O2. Two places call it, both
-//! inlined into kernels, where it folds: the region entry's choice of path
-//! (`parallel::in_spmd_kernel`) and the kernel end (`kernel::target_deinit`).
-//! Where openmp-opt cannot fold it (a function reached from kernels of both
-//! modes), clang inlines it afterwards (`.omprt.always_inline_later`): a
-//! call would cost the kernel registers.
+//! The mode is read from the team state. The exported
+//! `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per kernel but leaves
+//! behind in a TU with kernels of both modes, is called only where inlined
+//! into kernels: the region entry (`parallel::in_spmd_kernel`) and the
+//! kernel end (`kernel::target_deinit`).
 
 use super::state;
 use crate::arch::{self, WARP_SIZE};
@@ -26,29 +21,21 @@ pub fn max_team_threads() -> u32 {
     max_team_threads_in(is_spmd_mode())
 }
 
-/// `max_team_threads` where the caller knows the mode: the generic-mode
-/// workers do, and in a file whose kernels have different modes the mode
-/// read from the team state does not fold. (A region's entry uses
-/// [`max_team_threads_at_entry`].)
-///
-/// The generic-mode size reads the block size anew (`asm`): a region's
-/// barriers, thread counts and reduction ask for it, and LLVM otherwise
-/// computes it once before the user's code and keeps it in a register
-/// across it, where the mode does not fold. SPMD mode keeps the plain read,
-/// which openmp-opt folds with the kernel's known block size (read anew
-/// there too, saxpy.c took 15 -> 20 registers and 8 bytes of shared memory).
-/// -O2: dyn_shared.c l30 26 -> 24 registers (LLVM 19: 24), l59 26 -> 23,
-/// ordered.c 28 -> 26, schedules.c l74_1 28 -> 26, 11 others 1-2 fewer.
+/// `max_team_threads` where the caller knows the mode, which the team
+/// state's does not tell in a file of mixed modes. Generic mode reads the
+/// block size anew (`asm`), which LLVM would otherwise keep in a register
+/// across the user's code (`no_kernel_costs_more_than_with_llvm19`); SPMD
+/// mode keeps the plain read, which openmp-opt folds to the kernel's block
+/// size (`spmd_kernel_keeps_its_static_cost`).
 #[inline(always)]
 pub fn max_team_threads_in(spmd: bool) -> u32 {
     if spmd { num_threads_in_block() } else { arch::num_threads_in_block_reread().saturating_sub(WARP_SIZE) }
 }
 
-/// [`max_team_threads_in`] as a region's entry computes the team: from a
-/// plain read of the block size, which LLVM computes once before a loop of
-/// generic-mode regions. Every worker waits at the entry's barrier while the
-/// main thread computes it, and read anew it cost the main thread 12
-/// instructions per region (generic.c's team loops, -O2 PTX).
+/// [`max_team_threads_in`] as a region's entry computes the team, from a
+/// plain read that LLVM hoists out of a loop of regions: the workers wait
+/// at the entry's barrier meanwhile
+/// (`generic_region_entry_sizes_the_team_outside_the_loop`).
 #[inline(always)]
 pub fn max_team_threads_at_entry(spmd: bool) -> u32 {
     if spmd { num_threads_in_block() } else { num_threads_in_block().saturating_sub(WARP_SIZE) }
@@ -66,12 +53,8 @@ pub fn active_team_size_in(spmd: bool) -> u32 {
     let size = state::team(|t| t.parallel_team_size);
     // A select, not a branch: openmp-opt's first walk of a kernel's branches
     // asks for the value of a load a branch tests before it knows which
-    // threads run what, and keeps the stores it then could not rule out
-    // among the load's values. With `-foffload-lto`, thread_ids.c l24's
-    // region (`omp_get_num_threads` on thread 0) kept the field and its
-    // stores once the kernel's end lost its release: 8 -> 11 registers and
-    // 4 bytes of shared memory (LLVM 19: 8, 0); dyn_shared.c l30 at -O2
-    // 24 -> 22.
+    // threads run what, and keeps the stores it then cannot rule out among
+    // the load's values (`lto_region_team_size_folds_in_a_partial_team`).
     core::hint::select_unpredictable(size == 0, max_team_threads_in(spmd), size)
 }
 
@@ -107,9 +90,8 @@ pub fn team_size(level: i32) -> i32 {
 /// OpenMP `omp_get_thread_num()` within the innermost region. Not
 /// `ancestor_thread_num` of the current level (nor `omp_num_threads` its
 /// `team_size`): they read the ICVs a second time to check the level against
-/// itself, which LLVM could not drop where it did not fold the two loads
-/// (mixed_modes.c's three kernels 68 -> 62 registers at -O2; saxpy.c and six
-/// others 54 -> 52 at -O0).
+/// itself, which LLVM cannot drop where it does not fold the two loads, and
+/// the second read costs registers.
 #[inline(always)]
 pub fn omp_thread_num() -> u32 {
     let icvs = state::icvs();

@@ -3,15 +3,16 @@
 //! * Serialized (`if(false)` outside SPMD, a region nested in another, a team
 //!   of one in generic mode): the calling thread runs the region itself in a
 //!   new data environment with `level + 1`.
-//! * SPMD: every thread of the block calls it (a collective). Thread 0 picks
-//!   the team size from `num_threads`, the nthreads ICV and the block, and
-//!   publishes it; threads `0..n` run the region; aligned barriers fence the
-//!   team-state update and its restoration.
+//! * SPMD: every thread of the block calls it (a collective); the team size
+//!   comes from `num_threads`, the nthreads ICV and the block; threads
+//!   `0..n` run the region; aligned barriers fence the team-state update and
+//!   its restoration.
 //! * Generic: the main thread publishes the region (wrapper, captured
 //!   variables, team size) and meets the workers at two block barriers: the
-//!   first releases them into the region, the second waits until they are done.
-//!   A region without a wrapper (the OpenMPIRBuilder's) gets the runtime's.
-//!   Team sizes are multiples of the warp size (`n < 32` runs serialized).
+//!   first releases them into the region, the second waits until they are
+//!   done. A region without a wrapper (the OpenMPIRBuilder's) gets the
+//!   runtime's. Team sizes are multiples of the warp size (`n < 32` runs
+//!   serialized).
 #![allow(unsafe_code)]
 
 use crate::execution::{mapping, state};
@@ -33,15 +34,12 @@ pub fn threads_for_region(requested: i32, spmd: bool) -> u32 {
     }
 }
 
-/// Whether a region reached from the current state must run serialized.
-///
-/// A GPU has one level of active parallelism: anything nested runs
-/// serialized. (SPMD handles `if(false)` as a collective team of one.) The
-/// level is only read when the kernel may nest regions: openmp-opt clears
-/// that flag in the kernel environment when it proves no region is reached
-/// from another, the serialized path then folds away, and with it every
-/// write of a thread state, so each ICV query of the kernel becomes a
-/// constant (saxpy: no team-state access left, as with LLVM's runtime).
+/// Whether a region reached from the current state must run serialized: a
+/// GPU has one level of active parallelism (SPMD runs `if(false)` as a
+/// collective team of one). The level is read only when the kernel may nest
+/// regions, a flag openmp-opt clears where it proves no nesting: the
+/// serialized path and every thread-state write then fold away, and each
+/// ICV query becomes a constant (`spmd_kernel_keeps_its_static_cost`).
 fn must_serialize(if_expr: i32) -> bool {
     (if_expr == 0 && !mapping::is_spmd_mode()) || (state::may_use_nested_parallelism() && state::icvs().level > 0)
 }
@@ -49,16 +47,12 @@ fn must_serialize(if_expr: i32) -> bool {
 /// # Safety
 /// `outlined` is clang's outlined region taking `(i32*, i32*, nargs × void*)`;
 /// `wrapper` its generic-mode wrapper (null in SPMD kernels, and from the
-/// OpenMPIRBuilder in every mode); `args`
-/// points to `nargs` pointers.
+/// OpenMPIRBuilder in every mode); `args` points to `nargs` pointers.
 ///
-/// Inlined into the kernel, where clang's `nargs` is a constant: every path
-/// then calls the outlined region with one known arity (a dispatcher over all
-/// arities would give each kernel the register needs of a 34-argument call).
-///
-/// `kernel_is_spmd` is the C ABI's `__kmpc_is_spmd_exec_mode`, which the
-/// edge passes in: openmp-opt folds calls of that symbol per kernel (see
-/// [`in_spmd_kernel`]).
+/// Inlined into the kernel, where clang's `nargs` is a constant, so every
+/// path calls the region with one known arity, not through a dispatcher
+/// with the register needs of a 34-argument call. `kernel_is_spmd` is the
+/// C ABI's `__kmpc_is_spmd_exec_mode`, folded per kernel ([`in_spmd_kernel`]).
 #[inline(always)]
 pub unsafe fn parallel_60(
     if_expr: i32,
@@ -94,11 +88,10 @@ pub unsafe fn parallel_60(
     }
 }
 
-/// [`spmd_region`] as a function of its own, for the out-of-line copy's
-/// regions of more than one argument (clang's at `-O0 -foffload-lto`): its
-/// call of `call_with_many` inside `__kmpc_parallel_60` took that function
-/// from 62 to 67 registers (nvlink sizes every flang kernel by it); here it
-/// takes 38.
+/// [`spmd_region`] apart, for the out-of-line copy's regions of more than one
+/// argument (clang's at `-O0 -foffload-lto`): its call of `call_with_many`
+/// would raise the registers of `__kmpc_parallel_60`, by which nvlink sizes
+/// every flang kernel.
 ///
 /// # Safety
 /// As [`parallel_60`].
@@ -116,11 +109,8 @@ fn is_out_of_line_call(nargs: i64) -> bool {
     config::serves_out_of_line_callers() && !arch::is_compile_time_constant(nargs)
 }
 
-/// [`serialized`] as a function of its own, for the out-of-line copy: nvlink
-/// gives a kernel the registers of the largest function it may call, and
-/// inside `__kmpc_parallel_60` this path made that function 68 registers
-/// (62 without it; this one 54), and so every flang kernel with a region.
-/// It takes any arity up to `call_with_many`'s.
+/// [`serialized`] apart, for the out-of-line copy, for the same reason as
+/// [`spmd_region_apart`]; any arity up to `call_with_many`'s.
 ///
 /// # Safety
 /// As [`parallel_60`].
@@ -131,32 +121,26 @@ unsafe fn serialized_apart(outlined: *mut c_void, args: *mut *mut c_void, nargs:
 }
 
 /// Whether the region runs in an SPMD kernel. clang passes no wrapper
-/// exactly when it compiles the region inside a kernel it emits in SPMD mode,
-/// and the wrapper is a constant where this is inlined: such kernels then lose
-/// the generic-mode path without reading the mode, which openmp-opt cannot
-/// fold in a file that mixes modes (schedules.c: 1555 -> 1452 registers); a
-/// generic kernel with such a call is not clang's, and traps (the message
-/// needs `-fopenmp-target-debug`, since a `printf` where the mode does not
-/// fold costs SPMD kernels a call). The OpenMPIRBuilder (flang) passes no
-/// wrapper in either mode and calls the out-of-line copy, where the wrapper
-/// is no constant: there the mode decides, and a generic-mode region runs
-/// through [`irbuilder_wrapper`].
+/// exactly in kernels it emits in SPMD mode, and the wrapper is a constant
+/// where this is inlined, so those kernels drop the generic-mode path
+/// without reading the mode, which does not fold in a file that mixes
+/// modes. A generic kernel with such a call is not clang's and traps, its
+/// message only under `-fopenmp-target-debug`
+/// (`spmd_kernel_in_a_mixed_file_makes_no_call`). The OpenMPIRBuilder
+/// (flang) passes no wrapper in either mode and calls the out-of-line copy,
+/// where the mode decides and a generic-mode region runs through
+/// [`irbuilder_wrapper`].
 ///
 /// The mode comes from `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per
-/// kernel: a kernel it SPMDized then loses the generic-mode path too, where
-/// the team state's mode does not fold (in a file with kernels of other
-/// modes), and with it every stored wrapper and the argument slots, so the
-/// variables clang globalizes for the region can be forwarded (dyn_shared.c
-/// l30: 224 -> 176 bytes of shared memory, LLVM 19: 176). -O2 registers
-/// 2223 -> 2205 over the corpus (reductions.c l28 21 -> 16, schedules.c
-/// l180 38 -> 34). Only where it is inlined into kernels (here and at the
-/// kernel end): the same call in functions that stay out of line
-/// (`__kmpc_barrier`) is a real call in every kernel (2205 -> 2263).
+/// kernel where it is inlined: a kernel it SPMDized drops the generic-mode
+/// path, its stored wrappers and the argument slots, so the variables clang
+/// globalizes can be forwarded (`all_spmd_program_keeps_no_generic_mode_wrapper`).
+/// In a function that stays out of line (`__kmpc_barrier`) the same call is
+/// a real call in every kernel.
 ///
-/// Whether the call is clang's, inlined, is asked of its argument count: the
-/// wrapper is known as the constant null under `wrapper.is_null()`, also in
-/// the out-of-line copy, and the region is a function, whose address LLVM
-/// does not count as a constant.
+/// Whether the call is clang's is asked of its argument count: under
+/// `wrapper.is_null()` the wrapper is the constant null in the out-of-line
+/// copy too, and LLVM does not count a function's address as a constant.
 #[inline(always)]
 fn in_spmd_kernel(wrapper: *mut c_void, nargs: i64, kernel_is_spmd: impl FnOnce() -> bool) -> bool {
     let spmd = kernel_is_spmd();
@@ -191,9 +175,9 @@ unsafe fn serialized<const ANY_ARITY: bool>(outlined: *mut c_void, args: *mut *m
 }
 
 /// `level + 1` for a serialized region; returns whether the team state (not
-/// a thread state) carries it. Inlined on purpose: out of line, ptxas gave it
-/// 36-46 registers (a non-kernel function pays for callee-saved registers),
-/// and that became the count of every kernel with a parallel region.
+/// a thread state) carries it. Inlined: out of line, ptxas gives a
+/// non-kernel function callee-saved registers, and every kernel with a
+/// parallel region would take that count (`no_kernel_costs_more_than_with_llvm19`).
 #[inline(always)]
 fn enter_serialized() -> bool {
     // Without nesting, only the generic-mode main thread outside any region
@@ -221,11 +205,10 @@ fn exit_serialized(on_team_state: bool) {
     }
 }
 
-/// `clangs_spmd_call`: [`is_clangs_spmd_call`].
-///
-/// Inlined on purpose: with the LTO-member test below in it, rustc kept it
-/// out of line, and every -O2 kernel with a region then called the outlined
-/// function through all arities (ordered.c 26 -> 85 registers).
+/// `clangs_spmd_call`: [`is_clangs_spmd_call`]. Inlined on purpose: rustc
+/// would keep it out of line for the LTO-member test in it, and every -O2
+/// kernel would call its region through all arities
+/// (`no_kernel_costs_more_than_with_llvm19`).
 #[inline(always)]
 unsafe fn spmd_region<const ANY_ARITY: bool>(
     if_expr: i32,
@@ -236,9 +219,9 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
     clangs_spmd_call: bool,
 ) {
     let tid = mapping::thread_id_in_block();
-    // Every thread computes the same team: the code before an SPMD region
-    // runs alike in every thread, so each sees the same ICVs and block. Each
-    // thread's own copy is what lets LLVM fold the size (stated below).
+    // Every thread computes the same team (the code before an SPMD region
+    // runs alike in every thread); each thread's own copy lets LLVM fold the
+    // size (stated below).
     let team = || {
         let n = if if_expr == 0 { 1 } else { threads_for_region(num_threads, true) };
         (n, if n == mapping::num_threads_in_block() { 0 } else { n })
@@ -246,12 +229,11 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
     // Nobody may still read the previous state when it changes.
     arch::sync_threads_aligned();
     if !config::serves_out_of_line_callers() && clangs_spmd_call {
-        // In clang's compile-time copy no pass drops a barrier (see the
-        // region's end): every thread sets the fields itself, and no second
-        // barrier has to publish thread 0's stores. Only in clang's SPMD
-        // kernels: in one openmp-opt made SPMD (dyn_shared.c l30), whose
-        // barriers read the mode at run time, the stores cost 1-2 registers
-        // over LLVM 19's 24.
+        // No pass drops a barrier in clang's compile-time copy: every thread
+        // sets the fields itself rather than a second barrier publishing
+        // thread 0's. Not in kernels openmp-opt made SPMD, whose barriers read
+        // the mode at run time and where the stores cost registers
+        // (`no_kernel_costs_more_than_with_llvm19`).
         let (n, size) = team();
         state::set_spmd_region_fields(size, n > 1);
     } else {
@@ -269,20 +251,16 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
         state::assume_team_level_one();
         state::assume_team_size(size);
     }
-    // Not `n < num_threads_in_block()` after the region: that kept both
-    // numbers in registers across it (schedules.c's SPMD loops +2 registers).
+    // From the size, not from `n < num_threads_in_block()` after the region
+    // (both numbers live across it) nor `team()`'s count
+    // (`lto_region_team_size_folds_in_a_partial_team`).
     let partial_team = size != 0;
-    // Derived from the size, not `team()`'s own count (the same number): that
-    // one cost -O2 11 registers over the corpus (reductions_all.c, schedules.c
-    // l71_1-l73_1) and thread_ids.c l24 2 with `-foffload-lto`.
     let n = if partial_team { size } else { mapping::num_threads_in_block() };
-    // LLVM does not know that a thread id is below the block size, and kept
-    // the path of the threads outside a partial team in kernels whose team
-    // is the block: with `-foffload-lto` that path kept the shared-memory
-    // stack in schedules.c l65_1 (540 bytes, LLVM 19: 0). Only there: in
-    // clang's compile-time copy the fact made ptxas give the straight-line
-    // kernels that remain more registers (thread_ids.c l10 14 -> 20,
-    // parallel_for.c l9 18 -> 20; LLVM 19: 16, 18).
+    // Without this fact LLVM keeps the path of threads outside a partial team
+    // where the team is the block, and with `-foffload-lto` the shared stack
+    // with it (`no_kernel_costs_more_than_with_llvm19_with_offload_lto`). Not
+    // in the compile-time copy, where it costs straight-line kernels registers
+    // (`no_kernel_costs_more_than_with_llvm19`).
     if config::serves_out_of_line_callers() {
         // SAFETY: true of every thread.
         unsafe { core::hint::assert_unchecked(tid < mapping::num_threads_in_block()) };
@@ -298,36 +276,27 @@ unsafe fn spmd_region<const ANY_ARITY: bool>(
             arch::sync_threads_or(sync::BARRIER_PARTIAL_SPMD_TEAM, true);
         }
     } else {
-        // Outside a team smaller than the block: take part in each of the
-        // team's barriers (`sync::team_barrier`) until one says the region is
-        // over. A block barrier here instead would pair with the team's first
-        // barrier and let these threads run ahead.
+        // Outside a team smaller than the block: join each of the team's
+        // barriers (`sync::team_barrier`) until one says the region is over;
+        // a block barrier would pair with the team's first and run ahead.
         while !arch::sync_threads_or(sync::BARRIER_PARTIAL_SPMD_TEAM, false) {}
     }
     // Every thread is done with the region's values before any clears them.
     arch::sync_threads_aligned();
-    // Every thread clears the fields itself, so no second barrier has to
-    // publish thread 0's stores. With `-foffload-lto`, openmp-opt then finds
-    // the stores dead where the kernel ends after the region, and with them
-    // the barrier above, which it drops when only a branch-free path to the
-    // kernel's end follows (thread_ids.c l10 16 -> 12 registers, LLVM 19:
-    // 14; parallel_for.c l9 20 -> 18, LLVM 19: 18; with the kernel end's
-    // release gone, `kernel::target_deinit`). Until 2026-11-26 the LTO member
-    // had thread 0 clear them and a barrier publish it, since every thread
-    // clearing once cost schedules.c's `target parallel for
-    // schedule(dynamic)` kernels 4 registers and 20 bytes; measured again
-    // then, no kernel is worse for it, and schedules.c l66 26 -> 24 (LLVM
-    // 19: 25).
+    // Every thread clears the fields itself, with no second barrier
+    // (`spmd_region_in_a_team_loop_costs_two_block_barriers`). With
+    // `-foffload-lto` openmp-opt finds the stores dead where the kernel ends
+    // after the region, and drops the barrier above too
+    // (`lto_kernels_end_without_a_barrier_where_no_per_thread_array_is_made`).
     state::clear_spmd_region_fields();
 }
 
 /// The main thread's side of a generic-mode region; `false` when the team
-/// would be a single thread, or the workers cannot read the region's
-/// captured variables, and the caller must run the region serialized.
-/// Inlined, so clang's constant `nargs` folds the heap path of the sharing
-/// buffer away: reachable, its calls cost this function 52 registers, and
-/// with it every generic-mode kernel. clang's wrapper is a constant there
-/// too, so the path for a missing one (`in_spmd_kernel`) folds away.
+/// would be one thread, or the workers cannot read the captured variables,
+/// and the caller must run the region serialized. Inlined, so clang's
+/// constant `nargs` and wrapper fold away the sharing buffer's heap path,
+/// whose calls would set every generic kernel's registers
+/// (`no_kernel_costs_more_than_with_llvm19`), and the wrapper-less path.
 #[inline(always)]
 unsafe fn generic_region(num_threads: i32, outlined: *mut c_void, wrapper: *mut c_void, args: *mut *mut c_void, nargs: i64) -> bool {
     let n = threads_for_region(num_threads, false);
@@ -367,13 +336,12 @@ unsafe fn generic_region(num_threads: i32, outlined: *mut c_void, wrapper: *mut 
 }
 
 /// Whether the captured variables of a region without a wrapper (the
-/// OpenMPIRBuilder's) are in the main thread's local memory: flang 22 at -O0
-/// builds the block with an `alloca` in the kernel, and a worker's load of
-/// that address reads its own local memory (on an H200 the region read a
-/// null pointer there and the kernel faulted). Only the main thread can read
-/// the block, and the size it would take to copy is not passed, so such a
-/// region runs serialized: a team of one, with the right values. Later flang
-/// puts the block in shared memory (llvm/llvm-project PR 161863).
+/// OpenMPIRBuilder's) are in the main thread's local memory, where flang 22
+/// at -O0 puts them (an `alloca` in the kernel; a worker's load of that
+/// address reads its own local memory). Their size is not passed, so they
+/// cannot be copied, and such a region runs serialized: a team of one, with
+/// the right values. flang after 22 puts the block in shared memory
+/// (llvm/llvm-project PR 161863).
 ///
 /// # Safety
 /// `args` holds `nargs` pointers.
@@ -384,18 +352,15 @@ unsafe fn block_is_main_thread_local(args: *mut *mut c_void, nargs: i64) -> bool
 }
 
 /// The inline slots of a region without a wrapper that hold the region and
-/// its argument count. The last two, at constant indices: openmp-opt, which
-/// sees this path in the out-of-line copy, then still tells which value each
-/// of clang's slots holds and forwards it (stored after the captured
-/// variables, at an index it cannot know, they cost mixed_modes.c 120 bytes
-/// of shared memory and generic.c 16).
+/// its argument count: the last two, at constant indices, so that
+/// openmp-opt, which sees this path in the out-of-line copy, still forwards
+/// the value of each of clang's slots.
 const IRBUILDER_REGION_SLOT: usize = state::SHARED_ARG_SLOTS - 1;
 const IRBUILDER_NARGS_SLOT: usize = state::SHARED_ARG_SLOTS - 2;
 
 /// Publishes the region of a generic-mode call without a wrapper for
 /// [`irbuilder_wrapper`]. The OpenMPIRBuilder passes its captured variables
-/// as one block (`nargs` 0 or 1), so they fit below those two slots; more
-/// would mean another compiler, and trap here, on the main thread.
+/// as one block (`nargs` 0 or 1), below those two slots; more traps.
 ///
 /// # Safety
 /// `shared` is the buffer of `begin_sharing_variables(nargs)`.
@@ -413,14 +378,10 @@ unsafe fn share_irbuilder_region(outlined: *mut c_void, shared: *mut *mut c_void
 
 /// The workers' wrapper for a generic-mode region the OpenMPIRBuilder (flang)
 /// passed without one: it calls the region with the block, or with nothing.
-/// Only those two arities: every arity would make this a 32-argument call,
-/// and its registers every generic kernel's (nvlink sizes the state
-/// machine's call by the wrappers whose address is taken). Before, such a
-/// region trapped; upstream's runtime lets the workers take the missing
-/// wrapper for the end of the kernel. Only the archive's LTO member, which
-/// flang's calls reach, keeps it: `ir_rewrite::for_compile_time_link` drops
-/// it from the bitcode clang links at compile time, where at -O0 no pass
-/// removed it once clang's path no longer took its address.
+/// Only those two arities: nvlink sizes the state machine's call by the
+/// wrappers whose address is taken, and a 32-argument call would set every
+/// generic kernel's registers. Only the archive's LTO member, which flang's
+/// calls reach, keeps it (`ir_rewrite::for_compile_time_link`).
 unsafe extern "C-unwind" fn irbuilder_wrapper(_zero: i16, tid: i32) {
     let slots = memory::shared_variables();
     // SAFETY: the main thread stored them before the barrier that released
@@ -442,9 +403,9 @@ pub fn kernel_parallel(work: &mut *mut c_void) -> bool {
     *work = state::team(|t| t.parallel_region_fn);
     let in_team = !work.is_null() && mapping::thread_id_in_block() < mapping::active_team_size_in(false);
     if in_team {
-        // As in `spmd_region`: the main thread published the level before
-        // the barrier that released this worker.
-        // SAFETY: the level stays 1 until the barrier that ends the region.
+        // SAFETY: as in `spmd_region`: the main thread published level 1
+        // before the barrier that released this worker, and it stays until
+        // the barrier that ends the region.
         unsafe { state::assume_team_level_one() };
     }
     in_team
@@ -479,39 +440,29 @@ const _: () = assert!(MAX_ARGS_OUT_OF_LINE == 11, "call_with_many's trap message
 
 /// Defines one caller per arity and the dispatcher over them.
 ///
-/// Each caller is a function of its own while rustc optimises the runtime
-/// (inlined there, the callers made schedules.c 2375 registers), and
-/// `alwaysinline` once linked into a user's module (section
-/// `.omprt.always_inline_later`, see xtask's ir_rewrite), like
-/// `__kmpc_parallel_60` itself: clang's always-inliner runs after openmp-opt
-/// has seen the calls, and before its inliner. Why each part:
-/// * openmp-opt turns the indirect call into a test against each region the
-///   module passes; left to the inliner, a region's body went into the shared
-///   caller, which then outgrew the inliner's budget for the kernel
-///   (schedules.c reentrance: 94 registers and 152 stack bytes; 40 and none);
-/// * at -O0 the always-inliner alone runs: inlining `__kmpc_parallel_60` with
-///   clang's constant `nargs` keeps only that arity's arm, where every arity
-///   stayed reachable before and a 32-argument call set every kernel's
-///   registers (saxpy at -O0: 156 registers and 568 stack bytes, now 54 and
-///   488; LLVM 19: 59 and 560).
+/// Each caller is a function of its own while rustc optimises the runtime,
+/// and `alwaysinline` once linked into a user's module
+/// (`.omprt.always_inline_later`), like `__kmpc_parallel_60`: clang's
+/// always-inliner runs after openmp-opt has seen the calls and before its
+/// inliner. So openmp-opt turns the indirect call into a test against each
+/// region the module passes, rather than the inliner growing one shared
+/// caller past its budget (`no_kernel_costs_more_than_with_llvm19`); and at
+/// -O0, where only the always-inliner runs, clang's constant `nargs` keeps
+/// one arity's arm (`unoptimised_kernel_keeps_one_region_arity`).
 macro_rules! microtask_arities {
     ($($n:literal => [$($i:literal)*],)*) => {
         /// Calls an outlined parallel region with its captured variables.
         ///
-        /// Out of line in the archive's LTO member it calls one block of
-        /// captured variables or none, the OpenMPIRBuilder's (flang's) two
-        /// arities, itself: every arity up to 32 made that copy of
-        /// `__kmpc_parallel_60`, and so every flang kernel, 150 registers (up
-        /// to 8: 68, but clang's `-foffload-lto` link of schedules.c then
-        /// ran for over 20 minutes, in openmp-opt; 7 s with two). Clang's
-        /// calls reach that copy at `-O0 -foffload-lto`, whose link inlines
-        /// nothing; with `ANY_ARITY` (the copy's paths apart from
-        /// `__kmpc_parallel_60`) up to 11 arguments go to `call_with_many`.
-        /// The branch is on `llvm.is.constant` itself, which the code
-        /// generator lowers to false there and then removes the arms it no
-        /// longer reaches (a test of `nargs` before the full `match` left
-        /// every arm: 150); clang's inlined calls, whose count is a constant,
-        /// keep the arm of their arity.
+        /// The out-of-line copy (the LTO member) calls only the
+        /// OpenMPIRBuilder's two arities, a block or none, itself: every
+        /// arity would give it, and so every flang kernel, the registers of a
+        /// 32-argument call, and even eight keep clang's `-foffload-lto` link
+        /// of schedules.c in openmp-opt for minutes. With `ANY_ARITY` (its
+        /// paths apart from `__kmpc_parallel_60`, which clang's calls reach
+        /// at `-O0 -foffload-lto`) up to 11 go to `call_with_many`. The branch
+        /// is on `llvm.is.constant` itself, which the code generator lowers to
+        /// false there before removing the arms it cannot reach; clang's
+        /// inlined calls keep the arm of their constant arity.
         ///
         /// # Safety
         /// As [`parallel_60`].
@@ -541,16 +492,13 @@ macro_rules! microtask_arities {
             }
         }
 
-        /// The arities above the OpenMPIRBuilder's, out of line, for clang's
-        /// calls at `-O0 -foffload-lto` (they trapped). A function of its own,
-        /// which flang's calls never reach, and only up to
-        /// `omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS`: an N-argument call takes
-        /// its caller about 4.5 registers per argument (a hand-written caller
-        /// of a region of 11: 62, of 12: 68, of 32: 148), and nvlink gives each kernel the
-        /// registers of the largest function it may call, flang's kernels
-        /// this one too; 11 is what `__kmpc_parallel_60` itself takes (62).
-        /// The calls are written out here rather than through [`call_with`],
-        /// which the `-O0` link would leave as functions of their own.
+        /// The arities above the OpenMPIRBuilder's, for clang's calls at `-O0
+        /// -foffload-lto`: apart, since nvlink gives every kernel that may
+        /// call it (flang's too) its registers, and only up to
+        /// `omprt_abi::MAX_OUT_OF_LINE_REGION_ARGS`, a call of which takes
+        /// about what `__kmpc_parallel_60` itself takes (a call costs about
+        /// 4.5 registers per argument). Written out, not through
+        /// [`call_with`], which the `-O0` link would leave out of line.
         ///
         /// # Safety
         /// As [`parallel_60`].

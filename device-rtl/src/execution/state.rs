@@ -1,18 +1,15 @@
-//! Team and thread state: the ICVs and bookkeeping of one team (CUDA block),
-//! kept in CTA-shared memory (addrspace(3) on the GPU, one instance per
-//! simulated block on the host), plus per-thread ICV overrides created only
-//! when a thread needs its own values.
+//! Team and thread state: the ICVs and bookkeeping of one team (CUDA block)
+//! in CTA-shared memory, plus per-thread ICV overrides made only when a
+//! thread needs its own values.
 //!
-//! Discipline for the team state: fields are written by one thread (the team's
-//! initial thread, or a region protocol's leader) and published to the others
-//! by a block barrier. That rule is what makes the plain loads and stores below
-//! race-free. One exception: at the end of an SPMD region, and at the start
-//! of one in clang's SPMD kernels, every thread of the block stores the
-//! region's fields, with the same values, after a barrier, and reads them
-//! only after its own stores ([`clear_spmd_region_fields`],
-//! [`set_spmd_region_fields`]).
-//! The per-thread arrays, installed concurrently with a compare-and-swap,
-//! live apart from it ([`PerThreadArrayCell`]).
+//! Discipline for the team state, which makes its plain loads and stores
+//! race-free: a field is written by one thread (the team's initial thread,
+//! or a region protocol's leader) and published by a block barrier. The
+//! exception: an SPMD region's fields, which every thread may store with the
+//! same values after a barrier and reads only after its own stores
+//! ([`set_spmd_region_fields`], [`clear_spmd_region_fields`]). The
+//! per-thread arrays, installed concurrently with a compare-and-swap, live
+//! apart ([`PerThreadArrayCell`]).
 #![allow(unsafe_code)]
 
 use super::ids;
@@ -64,10 +61,9 @@ pub struct TeamState {
     pub icvs: Icvs,
     /// Threads of the current active region; 0 = all that can run one.
     pub parallel_team_size: u32,
-    /// Before the bytes, so that they sit at offsets that are not multiples
-    /// of 8: LLVM's GlobalOpt splits this static into one per field left in
-    /// use, each as aligned as its offset, and an 8-aligned byte cost a
-    /// kernel up to 7 bytes of padding (ordered.c 49 -> 45 bytes).
+    /// Puts the bytes at offsets that are not multiples of 8: LLVM's GlobalOpt
+    /// splits this static into one per field in use, each as aligned as its
+    /// offset, and an 8-aligned byte would cost up to 7 bytes of padding.
     pub _pad: [u8; 2],
     /// `ExecMode` bits of the running kernel.
     pub exec_mode: u8,
@@ -85,11 +81,9 @@ pub struct TeamState {
     pub team_block: *mut c_void,
 }
 
-/// The team state in CTA-shared memory. Its size is the runtime's static
-/// shared-memory cost in every kernel; keep it small. What only some kernels
-/// need (argument slots, the `__kmpc_alloc_shared` stack, the dynamic-loop
-/// record) are statics of their own that a kernel reserves only if it uses
-/// them.
+/// The team state in CTA-shared memory, a cost of every kernel: what only
+/// some kernels need (argument slots, the shared stack, loop records) lives
+/// in statics of its own, which only the kernels that use them reserve.
 #[repr(C)]
 pub struct TeamShared {
     pub state: TeamState,
@@ -106,8 +100,8 @@ pub struct ThreadState {
     pub def_allocator: u64,
 }
 
-/// The shared-memory cell. On the GPU its initialiser is dropped (shared
-/// memory cannot be initialised); `init_team` writes it before use.
+/// The shared-memory cell; shared memory has no initialiser, so `init_team`
+/// writes it before use.
 #[repr(C)]
 pub struct TeamSharedCell(UnsafeCell<TeamShared>);
 
@@ -137,7 +131,6 @@ impl TeamSharedCell {
         }))
     }
 
-    /// Raw access for the modules that own parts of the shared state.
     #[inline(always)]
     pub fn get(&self) -> *mut TeamShared {
         self.0.get()
@@ -168,8 +161,8 @@ pub fn team<R>(f: impl FnOnce(&TeamState) -> R) -> R {
     unsafe { f(&*team_ptr()) }
 }
 
-/// Runs `f` on the team state. Callers are the single writer of the fields
-/// they change, and publish the change with a barrier.
+/// Runs `f` on the team state; the caller is the single writer of the fields
+/// it changes, and publishes them with a barrier.
 #[inline(always)]
 pub fn update_team(f: impl FnOnce(&mut TeamState)) {
     // SAFETY: single writer per the module discipline; the &mut lives only for `f`.
@@ -182,11 +175,10 @@ pub fn is_spmd_mode() -> bool {
     ExecMode::from_bits_retain(team(|t| t.exec_mode)).is_spmd()
 }
 
-/// Whether clang emitted the kernel in SPMD mode: the mode without the
-/// GENERIC bit, which openmp-opt keeps when it makes a generic kernel SPMD.
-/// Only there does every thread run the team's sequential code in step; in a
-/// kernel openmp-opt made SPMD, code it could not prove safe runs guarded, on
-/// the main thread alone.
+/// Whether clang emitted the kernel in SPMD mode (no GENERIC bit, which
+/// openmp-opt keeps when it SPMDizes): only there does every thread run the
+/// team's sequential code in step; openmp-opt runs what it cannot prove safe
+/// guarded, on one thread.
 #[inline(always)]
 pub fn is_spmd_kernel_from_clang() -> bool {
     let mode = ExecMode::from_bits_retain(team(|t| t.exec_mode));
@@ -206,19 +198,17 @@ pub fn is_initial_thread() -> bool {
 }
 
 /// Whether a parallel region of this kernel may start inside another: not
-/// under `-fopenmp-assume-no-nested-parallelism`, nor when the kernel
-/// environment says so (clang sets the flag, openmp-opt clears it when it
-/// proves no nesting).
+/// under `-fopenmp-assume-no-nested-parallelism`, nor where openmp-opt
+/// cleared the kernel environment's flag.
 #[inline(always)]
 pub fn may_use_nested_parallelism() -> bool {
     !config::assume_no_nested_parallelism() && team(|t| t.may_use_nested_parallelism != 0)
 }
 
-/// Clears the fields an SPMD region set: no region, level 0. Called after
-/// the barrier that ends the region (every read of the region's values),
-/// either by every thread of the block, which then sees the cleared fields
-/// without a barrier to publish them (identical stores need none), or by
-/// thread 0 alone, followed by such a barrier.
+/// Clears the fields an SPMD region set: no region, level 0. Called by every
+/// thread of the block after the barrier that ends the region (every read of
+/// the region's values); each then sees the cleared fields without a barrier
+/// to publish them (identical stores need none).
 #[inline(always)]
 pub fn clear_spmd_region_fields() {
     let t = team_ptr();
@@ -233,7 +223,7 @@ pub fn clear_spmd_region_fields() {
 
 /// Sets the fields of an SPMD region that starts, after the barrier that
 /// ends every read of the previous values: by every thread of the block, or
-/// by thread 0 alone, followed by a barrier (see [`clear_spmd_region_fields`]).
+/// by thread 0 alone, followed by a barrier.
 #[inline(always)]
 pub fn set_spmd_region_fields(size: u32, active: bool) {
     let t = team_ptr();
@@ -249,9 +239,8 @@ pub fn set_spmd_region_fields(size: u32, active: bool) {
 /// Resets the team state at kernel start; called by the team's initial thread.
 pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLaunchEnvironment, exec_mode: u8, nested: u8) {
     update_team(|t| {
-        // Field by field: a struct copy becomes a memcpy, whose written
-        // values openmp-opt cannot see, and then no ICV load of the kernel
-        // folds to a constant.
+        // Field by field: openmp-opt cannot see the values a struct copy's
+        // memcpy writes, and no ICV load would fold.
         let Icvs { nthreads, level, active_level, max_active_levels, run_sched, run_sched_chunk, dynamic } = Icvs::INITIAL;
         t.icvs.nthreads = nthreads;
         t.icvs.level = level;
@@ -278,13 +267,11 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
     }
 }
 
-/// The team's def-allocator-var, which the team's initial thread sets
-/// outside any region and a region's threads start from: a static of its
-/// own, not a field of the team state. Only a program that calls
-/// `omp_set_default_allocator` reads it ([`def_allocator`]); elsewhere LLVM
-/// drops it with its stores. As a field it cost kernels whose team state
-/// stays whole 4-8 bytes (reductions_all.c 144 -> 148, LLVM 19: 148), and
-/// tasks, which save and restore it, up to 6 registers (tasks.c l15).
+/// The team's def-allocator-var, set by the initial thread outside regions:
+/// a static of its own, read only by programs that call
+/// `omp_set_default_allocator` ([`def_allocator`]) and dropped elsewhere,
+/// where as a field it would cost shared memory and tasks registers
+/// (`programs_that_never_set_a_default_allocator_drop_its_icv`).
 #[repr(C)]
 pub struct DefAllocatorCell(UnsafeCell<u64>);
 
@@ -299,8 +286,7 @@ impl DefAllocatorCell {
         Self::holding(DEFAULT_ALLOCATOR)
     }
 
-    /// A cell with `handle` in it: the host simulation starts a block's
-    /// cell with garbage, as shared memory is on the GPU.
+    /// A cell with `handle` in it (the simulation's garbage).
     pub const fn holding(handle: u64) -> Self {
         DefAllocatorCell(UnsafeCell::new(handle))
     }
@@ -318,29 +304,26 @@ impl Default for DefAllocatorCell {
 }
 
 arch::team_static! {
-    /// The team's def-allocator-var. The simulation starts it with garbage,
-    /// as shared memory is on the GPU: `init_team` must set it.
+    /// The team's def-allocator-var; garbage in the simulation, as shared
+    /// memory is on the GPU, so `init_team` must set it.
     static TEAM_DEF_ALLOCATOR: DefAllocatorCell = DefAllocatorCell::new(), simulated as DefAllocatorCell::holding(0xdead_beef);
 }
 
 arch::device_static! {
-    /// Whether a thread of the device has set a def-allocator-var
-    /// (`omp_set_default_allocator`), written only by that setter, so that
-    /// LLVM folds its loads in programs that never call it.
+    /// Whether a thread has set a def-allocator-var: written only by
+    /// `omp_set_default_allocator`, so its loads fold elsewhere.
     static DEFAULT_ALLOCATOR_SET: AtomicBool = AtomicBool::new(false);
 }
 
 /// def-allocator-var's initial value, `omp_default_mem_alloc`.
 const DEFAULT_ALLOCATOR: u64 = omprt_abi::alloc::allocator::DEFAULT_MEM;
 
-/// Where one of the team's per-thread arrays ([`PerThread`]) hangs: null
-/// until a thread of the block needs it. Each array is a static of its own,
-/// apart from the team state and from each other: the compare-and-swap that
-/// installs one kept LLVM from splitting the static it lived in (ordered.c:
-/// 176 bytes of shared memory in the team state). A kernel whose loops push
-/// records keeps the thread-state array null, so its ICV queries still fold,
-/// and pays for one pointer, not two (ordered.c with `-foffload-lto`: 8
-/// bytes less).
+/// Where one of the team's per-thread arrays ([`PerThread`]) hangs, null
+/// until a thread needs it. Each is a static of its own: the
+/// compare-and-swap that installs one keeps LLVM from splitting the static
+/// it lives in, and a kernel whose loops push records keeps the thread-state
+/// array null, so its ICV queries still fold
+/// (`lto_ordered_loops_keep_their_turn_with_the_records`).
 pub struct PerThreadArrayCell(UnsafeCell<*mut c_void>);
 
 // SAFETY: installed with a compare-and-swap, read with benign plain loads
@@ -377,17 +360,15 @@ arch::team_static! {
 }
 
 arch::device_static! {
-    /// Whether a thread has made one of the per-thread arrays
-    /// ([`PerThread`]): written only where one is made, so that in a program
-    /// that never makes one LLVM knows it unset, and drops the kernel-end
-    /// release (`kernel::target_deinit`) with its barrier.
+    /// Whether a thread has made a per-thread array: written only there, so
+    /// that where none is made LLVM drops the kernel-end release with its
+    /// barrier (`kernel::target_deinit`).
     pub static PER_THREAD_ARRAYS_MADE: AtomicBool = AtomicBool::new(false);
 }
 
 arch::device_static! {
-    /// The device's nteams-var (`omp_set_num_teams`; 0: never set), one copy
-    /// per device, read by later kernels; written only by its setter, so
-    /// that LLVM folds its loads in programs that never set it.
+    /// The device's nteams-var (`omp_set_num_teams`; 0: never set), read by
+    /// later kernels; written only by its setter, so its loads fold elsewhere.
     pub static DEVICE_NTEAMS: AtomicI32 = AtomicI32::new(0);
 }
 arch::device_static! {
@@ -426,9 +407,8 @@ pub fn current_thread_state() -> *mut ThreadState {
     unsafe { *THREAD_STATES.existing_slot() }
 }
 
-/// States for the optimizer that the team's level is 1 here (see
-/// `arch::assume_u32_eq`): thread 0's or the main thread's store alone does
-/// not let openmp-opt prove the value for the other threads.
+/// States for the optimizer that the team's level is 1 here: one thread's
+/// store does not let openmp-opt prove it for the others.
 ///
 /// # Safety
 /// Every thread reaching this point sees level 1 in the team state.
@@ -462,20 +442,16 @@ pub fn icvs() -> Icvs {
 }
 
 /// One of the team's lazily allocated arrays with a pointer per thread of
-/// the block, named by the [`PerThreadArrayCell`] that holds it.
+/// the block, held by a [`PerThreadArrayCell`], and `header` words before
+/// the threads' elements (the loop records' `ordered` turn).
 ///
-/// The cell is plain, read with plain loads (every ICV query reads the
-/// thread-state one, about ten times per parallel region of an SPMD loop):
-/// an atomic load cannot be merged with its neighbours, and the acquire load
-/// this used to be (`ld.acquire.sys`) ordered every later load of the thread
-/// behind it. The race with the installing compare-and-swap is benign: a
-/// thread sees null or the array, and reads its element only after a
-/// block-scope fence (`existing_slot`). openmp-opt folds loads of the cell to
-/// null when every write it sees stores null, which is the case in kernels
-/// that never install the array.
-///
-/// An array may start with `header` words of its own before the threads'
-/// elements: the loop records keep the team's `ordered` turn there.
+/// The cell is read with plain loads (every ICV query reads the thread-state
+/// one): an atomic load cannot be merged with its neighbours, and an acquire
+/// load would order every later load behind it
+/// (`spmd_kernel_keeps_its_static_cost`). The race with the installing
+/// compare-and-swap is benign: a thread sees null or the array, and reads
+/// its element only after a block-scope fence (`existing_slot`). In kernels
+/// that never install the array, openmp-opt folds the loads to null.
 pub struct PerThread<T> {
     cell: fn() -> &'static PerThreadArrayCell,
     header: usize,
@@ -492,15 +468,13 @@ impl<T> Copy for PerThread<T> {}
 
 pub const THREAD_STATES: PerThread<ThreadState> =
     PerThread { cell: thread_states_cell, header: 0, elements: core::marker::PhantomData };
-/// Its header is the team's turn in an `ordered` loop
-/// (`workshare::dispatch`): on the heap with the records that every thread
-/// of such a loop pushes, rather than in shared memory of its own, which took
-/// ordered.c's kernels 8 bytes above LLVM 19's with `-foffload-lto`.
+/// Its header is the team's turn in an `ordered` loop: on the heap with the
+/// records every thread of such a loop pushes, not in shared memory
+/// (`lto_ordered_loops_keep_their_turn_with_the_records`).
 pub const LOOP_RECORDS: PerThread<c_void> =
     PerThread { cell: loop_records_cell, header: 1, elements: core::marker::PhantomData };
-/// The explicit task each thread runs (`task`), for `omp_in_explicit_task`.
-/// Apart from the loop records: sharing their array would double it, and its
-/// zeroing, in every kernel with a dispatched loop.
+/// The explicit task each thread runs, for `omp_in_explicit_task`; apart
+/// from the loop records, whose array it would double.
 pub const TASK_RECORDS: PerThread<c_void> =
     PerThread { cell: task_records_cell, header: 0, elements: core::marker::PhantomData };
 
@@ -517,16 +491,13 @@ impl<T> PerThread<T> {
         unsafe { *self.field() }
     }
 
-    /// The calling thread's element once the array exists. The fence makes
-    /// the array's zeroing visible (a stale L1 line of reused heap memory
-    /// would otherwise look like a pointer). Block scope: the installer is a
-    /// thread of the same block; `fence(Acquire)` was a system-scope fence
-    /// (`fence.acquire.sys`) on every `__kmpc_dispatch_next` of a thread
-    /// with a loop record. The thread id is read anew
-    /// (`arch::thread_id_in_block_reread`): `__kmpc_dispatch_next` runs
-    /// once per chunk, and LLVM hoisted the id out of the user's loop, one
-    /// more register across it (schedules.c l159 34 -> 30, with the lane
-    /// masks of `arch::fetch_add_aggregated` read anew too).
+    /// The calling thread's element once the array exists. The block-scope
+    /// fence makes the array's zeroing visible (a stale L1 line of reused
+    /// heap would look like a pointer); the installer is in the same block,
+    /// and `fence(Acquire)` would be system scope. The thread id is read
+    /// anew: `__kmpc_dispatch_next` runs per chunk, and LLVM would keep a
+    /// hoisted id live across the user's loop
+    /// (`no_kernel_costs_more_than_with_llvm19`).
     #[inline(always)]
     pub fn existing_slot(self) -> *mut *mut T {
         arch::fence_block();
@@ -534,10 +505,9 @@ impl<T> PerThread<T> {
         unsafe { self.array_if_any().add(self.header + arch::thread_id_in_block_reread() as usize) }
     }
 
-    /// The calling thread's element, the array allocated (zeroed) by
-    /// whichever thread needs it first. Only the calling thread touches it.
-    /// Called right after a `memory::heap_alloc` of the thread, which freed
-    /// the blocks given back (`memory::heap_alloc_after_reclaim`).
+    /// The calling thread's element, the array allocated (zeroed) by the
+    /// first thread that needs it. Called right after a `memory::heap_alloc`
+    /// of the thread, which freed the blocks given back.
     pub fn my_slot(self) -> *mut *mut T {
         if self.array_if_any().is_null() {
             self.install();
@@ -562,18 +532,15 @@ impl<T> PerThread<T> {
             // SAFETY: this thread's fresh allocation, never published.
             unsafe { arch::free(fresh.cast()) };
         } else {
-            // Marks the program as one that makes arrays: where no code
-            // does this, the kernel end has no release to run
-            // (`kernel::target_deinit`). Here, not before the allocation:
-            // there it cost ordered.c's kernels 2 registers at -O2 (26 -> 28).
+            // See `PER_THREAD_ARRAYS_MADE`. Here, not before the allocation,
+            // where it costs registers.
             PER_THREAD_ARRAYS_MADE.get().store(true, Ordering::Relaxed);
         }
     }
 
-    /// Gives the array back once no thread can use it any more (freed by a
-    /// later allocation: see `deferred_free`). Plain accesses suffice then;
-    /// an atomic exchange would be a write of unknown value to openmp-opt,
-    /// and no load of the field would fold to null.
+    /// Gives the array back once no thread can use it (`deferred_free`).
+    /// Plain accesses: to openmp-opt an atomic exchange writes an unknown
+    /// value, and no load of the field would fold to null.
     fn release(self) {
         let array = self.array_if_any();
         if !array.is_null() {
@@ -588,8 +555,8 @@ out_of_line_at_o0! {
 /// Pushes a copy of the thread's current ICVs as its own state and returns
 /// a handle to pop it with [`exit_data_environment`]. Apart at -O0, as the
 /// pop is: inlined with `__kmpc_parallel_60` into clang's code there, the two
-/// gave bare.c's `teams distribute parallel for` 60 registers (54 apart;
-/// LLVM 19: 59).
+/// would set the registers of kernels with a region
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 pub fn enter_data_environment() -> *mut ThreadState {
     if config::assume_no_thread_state() {
         debug::fatal(debug::message!("a thread state was needed but the program was compiled with -fopenmp-assume-no-thread-state"))
@@ -633,8 +600,8 @@ pub fn drop_states_since(mark: *mut ThreadState) {
 
 /// Changes one ICV of the calling thread: in the team state for the team's
 /// initial thread outside any region, in a thread state otherwise.
-/// [`set_def_allocator`] makes the same choice; one function for both kept
-/// the state and the team apart less well: tasks.c l15 46 -> 52 registers.
+/// [`set_def_allocator`] makes the same choice; one function for both keeps
+/// the state and the team apart less well, which costs tasks registers.
 pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
     let ts = current_thread_state();
     if !ts.is_null() {
@@ -650,9 +617,7 @@ pub fn set_icv(f: impl FnOnce(&mut Icvs)) {
 }
 
 /// The def-allocator-var a thread whose innermost state is `top` (null:
-/// none) sees. Read only once a thread of the device has set one (a device
-/// flag only `omp_set_default_allocator` writes): in a program that never
-/// calls it LLVM folds the flag, and no kernel reads the ICV.
+/// none) sees; read only once a thread has set one (`DEFAULT_ALLOCATOR_SET`).
 ///
 /// # Safety
 /// `top` is null or the calling thread's live state.

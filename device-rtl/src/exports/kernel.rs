@@ -16,8 +16,7 @@ pub extern "C-unwind" fn __kmpc_target_deinit() {
     kernel::target_deinit(kernel_is_spmd)
 }
 
-/// The runtime's own worker loop (docs/abi.md, "The generic-mode worker
-/// protocol"): wait for the main thread to publish a region, run it if this
+/// The runtime's own worker loop (docs/abi.md, "Generic-mode workers"): wait for the main thread to publish a region, run it if this
 /// thread is part of its team, meet the main thread again, repeat until it
 /// publishes "done" (null).
 ///
@@ -57,7 +56,8 @@ pub(super) fn kernel_is_spmd() -> bool {
 }
 
 // openmp-opt folds or inserts calls to these; `inline(never)` keeps the call
-// sites recognisable after the runtime is linked in (ABI-CONTRACT.md 8.6).
+// sites recognisable after the runtime is linked in (docs/abi.md,
+// "openmp-opt").
 #[unsafe(no_mangle)]
 #[inline(never)]
 pub extern "C-unwind" fn __kmpc_get_hardware_thread_id_in_block() -> i32 {
@@ -83,9 +83,9 @@ pub extern "C-unwind" fn __kmpc_get_warp_size() -> i32 {
 }
 
 /// openmp-opt folds this per kernel where it can; clang inlines the calls it
-/// leaves (`.omprt.always_inline_later`), since a kernel that makes any call
-/// takes at least 24 registers (state_machines.c's SPMDized kernel with
-/// `-foffload-lto`: 24 -> 10).
+/// leaves (`.omprt.always_inline_later`): a kernel that makes any call takes
+/// the registers of the calling convention
+/// (`lto_link_inlines_the_mode_query_it_cannot_fold`).
 #[unsafe(no_mangle)]
 #[inline(never)]
 #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]

@@ -6,7 +6,7 @@ use crate::execution::{parallel, state};
 use crate::memory;
 
 // `alwaysinline` for clang, whose always-inliner runs after openmp-opt has
-// seen the call (checked by tests-gpu/tests/lowering.rs); see
+// seen the call (`entry_points_meant_for_inlining_are_always_inlined`); see
 // `parallel::microtask_arities` for what that buys.
 #[unsafe(no_mangle)]
 #[allow(unused_attributes)]
@@ -52,7 +52,8 @@ pub extern "C-unwind" fn __kmpc_parallel_level(_loc: IdentPtr, _gtid: i32) -> i1
 }
 
 // The worker protocol; `inline(never)` so openmp-opt recognises the calls
-// in the state machines it builds (ABI-CONTRACT.md 3.4, 8.6).
+// in the state machines it builds (docs/abi.md, "Generic-mode workers" and
+// "openmp-opt").
 #[unsafe(no_mangle)]
 #[inline(never)]
 pub unsafe extern "C-unwind" fn __kmpc_kernel_parallel(work: *mut FnPtr) -> bool {

@@ -7,7 +7,8 @@ use crate::{arch, sync};
 /// `barrier`, explicit or implicit: the team's tasks complete first (only
 /// `detach` can leave any), then its threads meet. `alwaysinline` once
 /// linked (`.omprt.always_inline_later`): at -O0 the `detach` hook's call
-/// gave it a 16-byte frame of its own, under every region's that calls it.
+/// would give it a frame of its own, under every region's that calls it
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 #[unsafe(no_mangle)]
 #[inline(never)]
 #[cfg_attr(target_arch = "nvptx64", unsafe(link_section = ".omprt.always_inline_later"))]
@@ -86,7 +87,7 @@ pub unsafe extern "C-unwind" fn __kmpc_error(loc: IdentPtr, severity: i32, messa
 }
 
 // `critical` locks the first word of clang's `[8 x i32]` name; clang calls
-// these one lane at a time (ABI-CONTRACT.md 5.6).
+// these one lane at a time (docs/abi.md, "Synchronization").
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn __kmpc_critical(_loc: IdentPtr, _gtid: i32, name: CriticalNamePtr) {
     // SAFETY: clang's critical name, a live, aligned lock word.
@@ -146,8 +147,8 @@ pub extern "C-unwind" fn __kmpc_doacross_fini(_loc: IdentPtr, _gtid: i32) {
 // Left trapping on purpose: the contract has the other threads read the
 // single thread's variables through its list, and clang keeps those variables
 // in the single thread's local memory (registers or stack), which no other
-// GPU thread can address. A host-simulation version passed its tests and
-// would have returned garbage on a GPU.
+// GPU thread can address: a version the host simulation accepts returns
+// garbage on a GPU.
 not_yet! {
     fn __kmpc_copyprivate(IdentPtr, i32, u64, VoidPtr, FnPtr, i32);
 }

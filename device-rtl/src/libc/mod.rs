@@ -1,17 +1,10 @@
-//! The C library functions user code calls in a target region that nothing
-//! else on the device defines: `assert`'s `__assert_fail`, `abort`, `puts`,
-//! and the byte and string comparisons of `<string.h>`; and LLVM's lookup of
-//! `declare target indirect` functions ([`indirect_call`]), which user code
-//! also calls by name.
-//!
-//! clang 22 links no C library for nvptx (Debian packages none), and nvlink
-//! resolves CUDA's `malloc`, `free` and `vprintf` but none of these: without
-//! them, a target region with an `assert` did not link. `memcpy`, `memset` and
-//! `memmove` need nothing here, since clang makes them LLVM intrinsics,
-//! which the back end expands in place.
-//!
-//! The comparisons read bytes through raw pointers as C's do: the caller
-//! vouches for the memory, as the C standard asks of it.
+//! The C library functions a target region calls that nothing else on the
+//! device defines (clang 22 links no C library for nvptx; nvlink resolves
+//! only CUDA's `malloc`, `free` and `vprintf`): `__assert_fail`, `abort`,
+//! `puts`, the comparisons of `<string.h>`, and LLVM's lookup of `declare
+//! target indirect` functions ([`indirect_call`]). `memcpy` & co. are LLVM
+//! intrinsics, expanded in place. The comparisons read through raw pointers
+//! as C's do: the caller vouches for the memory.
 #![allow(unsafe_code)]
 
 
@@ -72,10 +65,8 @@ pub unsafe fn put_line(s: *const u8) -> i32 {
     if unsafe { arch::print_line(s) } < 0 { -1 } else { 0 }
 }
 
-/// `__assert_fail`, which glibc's `assert` calls when its expression is
-/// false: the message glibc prints on the host (without the program's name),
-/// then a trap, which ends the kernel with an error, as `abort` ends a host
-/// program.
+/// `__assert_fail`, which glibc's `assert` calls: glibc's message (without
+/// the program's name), then a trap, which ends the kernel with an error.
 ///
 /// # Safety
 /// `expr` and `file` are NUL-terminated strings; `function` is one or null.

@@ -2,19 +2,16 @@
 //! predefined allocators, and those `omp_init_allocator` makes, which a
 //! target region may create under `requires dynamic_allocators`.
 //!
-//! Every memory space a device thread can allocate from is the device heap
-//! (CUDA's `malloc`): the default, large-capacity, constant, high-bandwidth
-//! and low-latency spaces, and LLVM's device space. The team- and
-//! thread-local predefined allocators (cgroup, pteam, thread) and LLVM's host
-//! and shared spaces have no memory here and give NULL, which the spec allows
-//! for an allocator that cannot satisfy a request. The null allocator stands
-//! for the calling task's def-allocator-var ICV (`omp_set_default_allocator`).
+//! Every memory space a device thread can allocate from (default,
+//! large-capacity, constant, high-bandwidth, low-latency, LLVM's device
+//! space) is the device heap. The cgroup, pteam and thread allocators and
+//! LLVM's host and shared spaces have no memory here and give NULL, as the
+//! spec allows. The null allocator is the task's def-allocator-var.
 //!
-//! An allocator made by [`init`] is a heap record, and its handle the
-//! record's address: it keeps the traits an allocation honours (alignment,
-//! pool size, fallback). Every block keeps, just below itself, the heap
-//! pointer it came from, its size and the record that counts it against a
-//! pool, so `omp_free` serves every allocation function.
+//! An allocator of [`init`] is a heap record (its handle is its address)
+//! with the traits an allocation honours: alignment, pool size, fallback.
+//! Below every block lie its heap pointer, size and pool record, so
+//! `omp_free` serves every allocation function.
 #![allow(unsafe_code)]
 
 use crate::execution::state;

@@ -2,38 +2,30 @@
 //! next heap allocation: the per-thread arrays at the end of a kernel, and a
 //! thread's record of a dispatched loop at its end (`dispatch::deinit`).
 //!
-//! Why: clang compiles device code relocatable (`ptxas -c`), where any call
-//! gives a kernel at least 24 registers, and a call costs registers around
-//! it. The kernel-end release of the per-thread arrays
-//! (`state::release_thread_states`) is reachable in every kernel that cannot
-//! prove the arrays were never made, which is every kernel of a file that
-//! mixes SPMD and generic kernels (schedules.c: 1422 -> 1326 registers with
-//! this list); the same holds for a loop's record. A push is a
-//! compare-and-swap loop; the allocation path calls `malloc` anyway.
+//! Why: in relocatable device code (`ptxas -c`) a call costs a kernel the
+//! calling convention's registers, and the kernel-end release of the
+//! per-thread arrays is reachable in every kernel that cannot prove none was
+//! made, such as every kernel of a file that mixes modes
+//! (`spmd_kernel_in_a_mixed_file_makes_no_call`); so is a loop record's. A
+//! push is a compare-and-swap loop; the allocation path calls `malloc`
+//! anyway.
 //!
-//! One list per device image (a static of the module), emptied before every
-//! `malloc`: so a failed `malloc` means the heap is exhausted (but for the
-//! blocks another thread is freeing at that moment), and user code's
-//! `malloc` competes with at most what teams gave back since the runtime
-//! last allocated. The price: the first allocation after a kernel whose
-//! teams gave arrays back frees them all on one thread. Lists split by team
-//! spread that work, but then a failed `malloc` must free every list before
-//! it may trap, and that loop cost schedules.c 52 registers. A block's first
-//! word links it to the next.
+//! One list per device image, emptied before every `malloc`: a failed
+//! `malloc` means an exhausted heap (but for blocks another thread is
+//! freeing), and user code's `malloc` competes with at most what teams gave
+//! back since the runtime last allocated. The price: one thread frees a
+//! kernel's arrays all at once. Lists per team would spread that, but a
+//! failed `malloc` would have to free every list before trapping, a loop
+//! that costs registers. A block's first word links it to the next.
 //!
-//! Two ways to empty it, both taking the list whole (a swap with null), so
-//! that no thread pops single blocks off the shared list (no ABA hazard):
-//! [`reclaim`] walks the chain it took in a register, which stays live
-//! across each `free`; [`reclaim_through_slot`] keeps the rest of its chain
-//! in a device word that one thread at a time owns, so that nothing but the
-//! word's fixed address is needed after a `free`. The second is more code,
-//! and where inlined in place of the first it cost 5-6 registers in large
-//! functions (`__kmpc_parallel_60` inlined into mixed_modes.c's `bump`: 62
-//! -> 68; `enter_data_environment` at -O0: 46 -> 51), so only the loop
-//! record's allocation uses it: there it took schedules.c's runtime-schedule
-//! kernel from 42 to 40 registers (LLVM 19: 40 with -foffload-lto, 45 at
-//! -O2), and no kernel needs more registers (two need 8 bytes more stack at
-//! -O0, still less than with LLVM 19).
+//! Both ways to empty it take the list whole (a swap with null), so no
+//! thread pops single blocks off it (no ABA hazard). [`reclaim`] walks its
+//! chain in a register live across each `free`; [`reclaim_through_slot`]
+//! keeps the chain in a device word one thread at a time owns. The second
+//! is more code, which costs the large functions that inline it registers,
+//! so only the loop record's allocation uses it, where the first's register
+//! would set the kernel's count
+//! (`no_kernel_costs_more_than_with_llvm19_with_offload_lto`).
 #![allow(unsafe_code)]
 
 use crate::arch;
@@ -55,12 +47,10 @@ impl DeferredFrees {
         DeferredFrees { pushed: AtomicPtr::new(core::ptr::null_mut()), drainer: AtomicPtr::new(core::ptr::null_mut()) }
     }
 
-    /// Calls `free_block` on every block, keeping the chain it takes in the
-    /// drainer word rather than in a register. A thread that finds another
-    /// draining returns at once, as a thread that finds the list taken does
-    /// in [`reclaim`]. The drainer word is only ever read by its owner, and
-    /// the links come from blocks this thread's acquiring swap took: relaxed
-    /// accesses to the word suffice.
+    /// Calls `free_block` on every block, keeping the chain in the drainer
+    /// word rather than a register; returns at once if another thread
+    /// drains. Relaxed accesses suffice: only the owner reads the word, and
+    /// the links come from blocks this thread's acquiring swap took.
     #[inline(always)]
     pub fn drain_through_slot(&self, mut free_block: impl FnMut(*mut u8)) {
         if self.pushed.load(Ordering::Relaxed).is_null() {
@@ -85,8 +75,7 @@ impl DeferredFrees {
         self.drainer.store(core::ptr::null_mut(), Ordering::Relaxed);
     }
 
-    /// Adds `block`: a heap block of at least 8 bytes that nobody uses any
-    /// more.
+    /// Adds `block`: a heap block of at least 8 bytes that nobody uses.
     pub fn push(&self, block: *mut u8) {
         let link = block.cast::<*mut u8>();
         let mut head = self.pushed.load(Ordering::Relaxed);
@@ -100,8 +89,8 @@ impl DeferredFrees {
         }
     }
 
-    /// Takes every block; the caller owns the chain. A relaxed look first, so
-    /// that an empty list costs one load.
+    /// Takes every block; the caller owns the chain. An empty list costs one
+    /// relaxed load.
     #[inline(always)]
     pub fn take_all(&self) -> *mut u8 {
         if self.pushed.load(Ordering::Relaxed).is_null() {
@@ -129,8 +118,6 @@ pub fn for_each_in_chain(mut block: *mut u8, mut free_block: impl FnMut(*mut u8)
 }
 
 arch::device_static! {
-    /// The blocks waiting to be freed: device memory, shared by every kernel
-    /// of the module.
     static DEFERRED_FREES: DeferredFrees = DeferredFrees::new();
 }
 
@@ -156,17 +143,16 @@ pub fn free_later(block: *mut c_void) {
 }
 
 /// Frees every block given back; called before each heap allocation.
-/// Inlined like `memory::heap_alloc`: out of line (a function of its own
-/// until clang's -O2 inliner), the call grew `__kmpc_parallel_60`'s stack
-/// frame from 72 to 128 bytes, which nested regions at -O0 stack up.
+/// Inlined like `memory::heap_alloc`: out of line, the call would grow
+/// `__kmpc_parallel_60`'s stack frame, which nested regions at -O0 stack up
+/// (`runtime_stack_frames_stay_small`).
 #[inline(always)]
 pub fn reclaim() {
     // SAFETY: blocks their owners gave up with `free_later`.
     for_each_in_chain(DEFERRED_FREES.get().take_all(), |block| unsafe { arch::free(block) });
 }
 
-/// [`reclaim`] with no pointer live across each `free` (see the module's
-/// notes for where that pays).
+/// [`reclaim`] with no pointer live across each `free`.
 #[inline(always)]
 pub fn reclaim_through_slot() {
     // SAFETY: blocks their owners gave up with `free_later`.

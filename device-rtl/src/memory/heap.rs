@@ -7,16 +7,13 @@ use crate::{arch, debug};
 use core::ffi::c_void;
 
 /// Device-heap allocation that traps with a message when the heap is
-/// exhausted. It first frees the blocks teams gave back at their kernels'
-/// end (`deferred_free`), so a failed `malloc` means an exhausted heap.
+/// exhausted; it first frees the blocks teams gave back (`deferred_free`).
 ///
-/// Why this and the other cold paths (`state::PerThread::install`, the trap)
-/// are inlined: a kernel's registers and stack are the maximum over its call
-/// graph, cold paths included. Called from a kernel, `malloc` and `printf` cost
-/// no stack; behind a runtime function each call level cost 8-16 bytes of
-/// stack, and every value live across a call a callee-saved register (24-52
-/// registers for a few lines of code). Measured with `cargo xtask
-/// static-cost`: saxpy went from 72 to 0 stack bytes.
+/// Inlined, like the other cold paths (`state::PerThread::install`, the
+/// trap): a kernel's registers and stack are the maximum over its call
+/// graph, cold paths included, and behind a runtime function each call
+/// level costs stack and callee-saved registers
+/// (`spmd_kernel_keeps_its_static_cost`).
 #[inline(always)]
 pub fn heap_alloc(bytes: u64, exhausted: &'static [u8]) -> *mut c_void {
     deferred_free::reclaim();
@@ -31,10 +28,9 @@ pub fn heap_alloc_reclaiming_through_slot(bytes: u64, exhausted: &'static [u8]) 
     heap_alloc_after_reclaim(bytes, exhausted)
 }
 
-/// [`heap_alloc`] for an allocation that follows one right away (the
-/// per-thread array after a thread's first state or loop record): the list
-/// of blocks given back was just freed, and at -O0 each inlined reclaim costs
-/// the runtime function registers and stack.
+/// [`heap_alloc`] right after another (the per-thread array after a thread's
+/// first state or record), with no second reclaim, which at -O0 costs
+/// registers and stack.
 #[inline(always)]
 pub fn heap_alloc_after_reclaim(bytes: u64, exhausted: &'static [u8]) -> *mut c_void {
     let p = arch::malloc(bytes.max(1));

@@ -1,15 +1,14 @@
 //! `__kmpc_alloc_shared`: variables clang "globalises" because other threads
 //! may see them.
 //!
-//! Budget: a 512-byte stack in CTA-shared memory serves the team's
-//! sequential code, which is where clang globalises the variables a parallel
-//! region shares: the generic-mode main thread, or in a kernel clang made
-//! SPMD every thread outside a parallel region, which all get the same
-//! address (see [`alloc_in_spmd_team_code`]). Upstream splits 512 bytes over all threads,
-//! which leaves each one 0 bytes at 64+ threads. Every other request, and any
-//! request that does not fit, falls back to the device heap; an exhausted heap
-//! traps with a message. Allocations are LIFO per thread and 16-byte aligned
-//! (clang marks the call sites `align 16`).
+//! A 512-byte stack in CTA-shared memory serves the team's sequential code,
+//! where clang globalises the variables a region shares: the generic-mode
+//! main thread, or every thread outside a region of a kernel clang made SPMD,
+//! which all get the same address ([`alloc_in_spmd_team_code`]). (Upstream
+//! splits its 512 bytes over all threads: none each from 64 threads on.)
+//! Other requests, and those that do not fit, go to the device heap.
+//! Allocations are LIFO per thread and 16-byte aligned (clang's call sites
+//! say `align 16`).
 #![allow(unsafe_code)]
 
 use super::heap::exhausted;
@@ -21,8 +20,8 @@ use core::ffi::c_void;
 pub const SHARED_STACK_BYTES: usize = 512;
 pub const ALIGNMENT: u64 = 16;
 
-/// The team's stack: its own static ([`TEAM_STACK`]), so that only kernels
-/// that call `__kmpc_alloc_shared` pay its shared memory.
+/// The team's stack, a static of its own that only kernels calling
+/// `__kmpc_alloc_shared` reserve.
 #[repr(C, align(16))]
 pub struct SharedStack {
     bytes: core::cell::UnsafeCell<[u8; SHARED_STACK_BYTES]>,
@@ -44,7 +43,6 @@ impl Default for SharedStack {
 }
 
 arch::team_static! {
-    /// The team's `__kmpc_alloc_shared` stack.
     static TEAM_STACK: SharedStack = SharedStack::new();
 }
 
@@ -57,24 +55,20 @@ fn round_up(bytes: u64) -> u64 {
     bytes.div_ceil(ALIGNMENT) * ALIGNMENT
 }
 
-/// Whether the caller runs an SPMD team's sequential code, which every
-/// thread of the block runs, in step: in kernels clang made SPMD. Kernels
-/// openmp-opt made SPMD keep the heap: an allocation there may run guarded,
-/// and the guard hands its block on to the other threads.
+/// Whether the caller runs an SPMD team's sequential code, in step with the
+/// block: in kernels clang made SPMD. Kernels openmp-opt SPMDized keep the
+/// heap, where a guarded allocation hands its block to the others.
 #[inline(always)]
 fn in_spmd_team_code() -> bool {
     mapping::is_spmd_kernel_from_clang() && state::icvs().level == 0
 }
 
-/// `__kmpc_alloc_shared` in SPMD team code. clang allocates there the team's
-/// copy of a variable that the team's parallel region shares: in
-/// `target teams distribute parallel for lastprivate(x)`, the copy that the
-/// thread running the inner loop's last iteration writes and that every
-/// thread then copies out. So the team's threads must get one copy, not one
-/// each (with one each, the copy-out raced: lastprivate_combined.c). They
-/// all make the same calls, so thread 0 allocates for the team and
-/// publishes the block; the first barrier keeps it from replacing a
-/// published block that a slow thread has not read yet.
+/// `__kmpc_alloc_shared` in SPMD team code, where clang allocates the team's
+/// copy of a variable its region shares (the `lastprivate` of `target teams
+/// distribute parallel for`, which every thread copies out): one copy for
+/// the team, or the copy-out races (lastprivate_combined.c). Every thread
+/// makes the same calls; thread 0 allocates and publishes, after a barrier
+/// that keeps it from replacing a block a slow thread has not read.
 fn alloc_in_spmd_team_code(size: u64) -> *mut c_void {
     sync::all_threads();
     if arch::thread_id_in_block() == 0 {

@@ -9,7 +9,6 @@ use crate::execution::state;
 use core::ffi::c_void;
 
 arch::team_static! {
-    /// The team's generic-mode argument slots (see [`ArgSlots`]).
     static TEAM_ARG_SLOTS: ArgSlots = ArgSlots::new();
 }
 
@@ -19,8 +18,8 @@ fn inline_arg_slots() -> *mut *mut c_void {
 }
 
 /// The slots through which a generic-mode region's main thread passes up to
-/// `SHARED_ARG_SLOTS` captured variables to its workers; its own static so
-/// that SPMD kernels, which never use it, do not reserve it.
+/// `SHARED_ARG_SLOTS` captured variables; a static of its own, which SPMD
+/// kernels do not reserve.
 pub struct ArgSlots(pub core::cell::UnsafeCell<[*mut c_void; state::SHARED_ARG_SLOTS]>);
 
 // SAFETY: written by the main thread before the barrier that starts a region,
@@ -42,13 +41,10 @@ impl Default for ArgSlots {
 }
 
 /// `__kmpc_begin_sharing_variables`: a buffer for `n` captured variables
-/// that the workers can read (the main thread's stack is private to it).
-///
-/// The team records only a heap buffer; null means the inline slots. So in a
-/// module without regions of more than `SHARED_ARG_SLOTS` variables every
-/// store of the field writes null, openmp-opt folds the workers' look-up to
-/// the slots' address, and only the slots a kernel uses stay in its shared
-/// memory (as with LLVM's runtime: state_machines.c 161 -> 41 bytes).
+/// that the workers can read. The team records only a heap buffer (null: the
+/// inline slots), so in a module without larger regions openmp-opt folds the
+/// workers' look-up to the slots, and a kernel keeps only the slots it uses
+/// (`no_kernel_costs_more_than_with_llvm19`).
 pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
     if n as usize <= state::SHARED_ARG_SLOTS {
         return inline_arg_slots();
@@ -60,10 +56,10 @@ pub fn begin_sharing_variables(n: u64) -> *mut *mut c_void {
 
 /// Copies `n` captured variables into the buffer of `begin_sharing_variables`.
 ///
-/// Into the inline slots one store per slot, each at a constant index under
-/// its own `n > i` test: openmp-opt then sees which value each slot holds and
-/// forwards it to the workers' loads, so the slots (and the loads) fold away.
-/// A `memcpy` of `n * 8` bytes hid the values.
+/// Into the inline slots one store per slot at a constant index, so that
+/// openmp-opt forwards each value to the workers' loads and the slots fold
+/// away, where a `memcpy` would hide the values
+/// (`generic_region_arguments_reach_the_workers_without_the_slots`).
 ///
 /// # Safety
 /// `args` holds `n` pointers and `shared` has room for as many.

@@ -1,29 +1,24 @@
 //! `detach`: tasks that complete when their event is fulfilled, and the
 //! tasks and waits that must wait for them.
 //!
-//! Every task still runs when it is created ([`crate::tasks`]), unless it
-//! depends on a sibling that has not completed: a detached task whose event
-//! is not fulfilled, or a task deferred for that reason. Such a task is
-//! *deferred*: kept in a list and run by the thread that created it at a
-//! later wait (`taskwait`, the end of a `taskgroup`, a task's or a `taskwait`'s
-//! dependences, a barrier, the end of a region, which for a serialized nested
-//! region is that of a taskgroup, or of the kernel), once its
-//! dependences are met. Running it at once instead would break the
-//! dependence, and waiting there would hang a program that fulfils the event
-//! later on the same thread, which OpenMP allows.
+//! Every task runs when it is created ([`crate::tasks`]) unless it depends
+//! on a sibling that has not completed (a detached task whose event is not
+//! fulfilled, or a task deferred for that reason). Such a task is
+//! *deferred*: its creating thread runs it at a later wait once its
+//! dependences are met (`taskwait`, a `taskgroup`'s end, dependences, a
+//! barrier, the end of a region or of the kernel). Running it at once would
+//! break the dependence, and waiting there would hang a program that
+//! fulfils the event later on the same thread, which OpenMP allows.
 //!
-//! One list per device (a static in device memory, under a spin lock), in
-//! creation order, of the tasks that have not completed: detached ones,
-//! deferred ones, and those the list already knows about (a task with
-//! `detach` from `__kmpc_task_allow_completion_event` on, whose entry is its
-//! event handle). The rest of the runtime reaches this module only through
-//! [`hooks`] (its functions are private to keep it so), a table that only
-//! that function publishes (in device memory): elsewhere LLVM folds the
-//! table's load to null and every hook away with it, and at -O0, where nothing folds, the calls through it are indirect
-//! calls of functions the program does not contain (direct calls gave every
-//! -O0 kernel the 67 registers of these functions: nvlink sizes a kernel by
-//! the largest function it may call). A program without `detach` pays
-//! nothing, or a null test at -O0.
+//! One list per device (in device memory, under a spin lock), in creation
+//! order, of the tasks that have not completed: detached, deferred, and
+//! those with `detach` it knows from `__kmpc_task_allow_completion_event`
+//! on (the entry is the event handle). The runtime reaches this module only
+//! through [`hooks`], a table that only that function publishes: elsewhere
+//! its load folds to null with every hook, and at -O0 the calls through it
+//! are indirect calls of functions the program does not contain, where
+//! direct calls would give every kernel their registers
+//! (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 #![allow(unsafe_code)]
 
 use crate::execution::mapping;
@@ -197,12 +192,9 @@ static HOOKS: Hooks = Hooks {
     end_taskgroup,
 };
 
-/// [`Hooks::wait_all`], once the program made a task with `detach`: at a
-/// barrier and at the end of a region or of the kernel. Inlined: at -O0 a
-/// function of its own gave `__kmpc_barrier` a call and itself a frame, 24
-/// bytes more stack on every region that calls it (schedules.c l65 496 ->
-/// 520, LLVM 19: 496), the indirect call alone 16; with `__kmpc_barrier`
-/// inlined too, none.
+/// [`Hooks::wait_all`], once the program made a task with `detach`. Inlined:
+/// at -O0 a function of its own would add a frame to every region that calls
+/// it (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 #[inline(always)]
 pub fn wait_all_if_used() {
     if let Some(detach) = hooks() {
@@ -211,13 +203,10 @@ pub fn wait_all_if_used() {
 }
 
 arch::device_static! {
-    /// The hooks (null until the program makes a task with `detach`): written
-    /// only by `__kmpc_task_allow_completion_event` ([`allow_completion_event`]),
-    /// so that LLVM folds every hook away in programs without `detach`.
+    /// The hooks, written only by [`allow_completion_event`].
     static DETACH_HOOKS: AtomicPtr<Hooks> = AtomicPtr::new(core::ptr::null_mut());
 }
 arch::device_static! {
-    /// The tasks that wait for detached tasks, device-wide.
     static DETACH_TASKS: PendingTasks = PendingTasks::new();
 }
 
@@ -357,8 +346,8 @@ unsafe fn dep_slice<'a>(ndeps: i32, deps: *const c_void) -> &'a [DependInfo] {
 /// `__kmpc_task_allow_completion_event`: the handle of `task`'s event, the
 /// task's entry in the list.
 pub fn allow_completion_event(task: *mut c_void) -> *mut c_void {
-    // Through `black_box`: knowing the one value ever stored, LLVM turned
-    // the calls through the table into direct calls, in every kernel.
+    // Through `black_box`: knowing the one value ever stored, LLVM would
+    // turn the calls through the table into direct calls, in every kernel.
     let table = core::hint::black_box(&raw const HOOKS);
     DETACH_HOOKS.get().store(table.cast_mut(), Ordering::Release);
     let (owner, parent) = (me(), context_key());

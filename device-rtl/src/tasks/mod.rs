@@ -1,19 +1,17 @@
 //! Explicit tasks (`task`, `taskloop`, `taskwait`, `taskgroup`): each runs
 //! undeferred, at once and to its end, on the thread that encounters it.
 //!
-//! A GPU thread has nowhere to park a deferred task and no idle thread to
-//! steal it, so every task is an included task: OpenMP allows running any
-//! task at its task scheduling point, and then a task's dependences are met
-//! by the time a later task starts, `taskwait` and `taskgroup` have nothing
-//! left to wait for, and a `taskloop` is one task over the whole loop (as in
-//! LLVM's DeviceRTL). The exception is a task that depends on a sibling
-//! with `detach` whose event is not fulfilled: [`detach`] keeps it for later.
+//! A GPU thread has nowhere to park a task and no idle thread to steal it,
+//! so every task is an included task, run at its scheduling point as OpenMP
+//! allows: dependences are met when a later task starts, `taskwait` and
+//! `taskgroup` have nothing to wait for, and a `taskloop` is one task (as in
+//! LLVM's DeviceRTL). The exception, a task that depends on a sibling whose
+//! `detach` event is not fulfilled, is kept for later by [`detach`].
 //!
-//! Layout of an allocation: our [`Header`], then clang's task (a
-//! `omprt_abi::task::KmpTask`, or `KmpTaskLoop`, and the task's private
-//! copies), then, 8-byte aligned, the block of shared-variable pointers
-//! `shareds` points to. The header keeps what the task's end needs between
-//! [`begin`] and [`end`], which for an `if(0)` task are two entry points.
+//! An allocation is our [`Header`], clang's task (`KmpTask` or
+//! `KmpTaskLoop`, then its private copies), and, 8-byte aligned, the
+//! shared-variable pointers `shareds` points to. The header keeps what
+//! [`end`] needs from [`begin`] (two entry points for an `if(0)` task).
 #![allow(unsafe_code)]
 
 pub mod detach;
@@ -32,8 +30,7 @@ struct Header {
     mark: *mut state::ThreadState,
     /// The ICVs the task began with.
     icvs: SettableIcvs,
-    /// The def-allocator-var it began with (kept apart from the ICVs, see
-    /// `state::DefAllocatorCell`).
+    /// The def-allocator-var it began with.
     def_allocator: u64,
     /// Whether the task runs where ICV changes go to the team state (the
     /// team's initial thread outside any region, `state::set_icv`).
@@ -51,10 +48,9 @@ struct Header {
     outer: *mut c_void,
 }
 
-/// The ICVs the `omp_set_*` routines change (a task's levels are its
-/// creator's), copied one by one: a copy of the whole `Icvs` out of the team
-/// state was a `memcpy`, after which the optimiser kept the team state as one
-/// block (task_destructors.cpp: 88 bytes of shared memory, not 56).
+/// The ICVs the `omp_set_*` routines change, copied one by one: a copy of
+/// the whole `Icvs` is a `memcpy`, after which the optimiser keeps the team
+/// state as one block (`no_kernel_costs_more_than_with_llvm19`).
 #[derive(Clone, Copy)]
 struct SettableIcvs {
     nthreads: u32,
@@ -114,8 +110,8 @@ pub fn alloc(flags: i32, task_bytes: u64, shareds_bytes: u64, entry: *mut c_void
 
 out_of_line_at_o0! {
 /// The heap block of a task. Apart at -O0: the allocation inlined into
-/// `__kmpc_omp_task_alloc` gave it 60 registers there (LLVM 19's kernels
-/// with tasks: 59).
+/// `__kmpc_omp_task_alloc` would give it more registers there than LLVM 19's
+/// kernels with tasks take (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 fn task_block(bytes: u64) -> *mut c_void {
     memory::heap_alloc(bytes, memory::heap::exhausted::TASK)
 }
@@ -124,8 +120,7 @@ fn task_block(bytes: u64) -> *mut c_void {
 out_of_line_at_o0! {
 /// `__kmpc_omp_task_begin_if0`, and the start of every task: notes the data
 /// environment to restore. Apart at -O0, as [`end`] is: with both inlined
-/// into `__kmpc_omp_task`, ptxas -O0 gave that function a 72-byte frame
-/// (24 apart).
+/// into `__kmpc_omp_task`, ptxas -O0 gives that function a far larger frame.
 ///
 /// # Safety
 /// `task` came from [`alloc`] and has not begun.
@@ -183,21 +178,19 @@ pub fn in_explicit_task() -> bool {
     !top.is_null() && runs_at(top, state::icvs().level)
 }
 
-/// The task whose children the calling thread creates now, for
-/// [`crate::tasks::detach`]: the explicit task it runs (its header's address), or
-/// else its implicit task at the current level (an odd number: below the
-/// explicit task it is nested in, if any, whose header is 16-byte aligned).
+/// The task whose children the calling thread creates now, for [`detach`]:
+/// the explicit task it runs (its header's address), or else its implicit
+/// task at the current level (an odd number above the enclosing explicit
+/// task's 16-byte aligned header).
 pub fn context_key() -> usize {
     let (top, level) = (innermost_task(), state::icvs().level);
     if runs_at(top, level) { top as usize } else { top as usize + 1 + 2 * (level as usize % 8) }
 }
 
 /// Runs the destructors of the task's private copies, if clang asked for
-/// that. Not part of [`end`]: behind a call of its own at -O0, clang's
-/// destructors (an indirect call, which nvlink sizes as the deepest function
-/// of its type, a task entry) put that frame on top of `end`'s in the
-/// kernel's stack (task_destructors.cpp: 248 bytes; LLVM 19, which runs no
-/// destructors: 240).
+/// that. Not part of [`end`]: at -O0 clang's destructors (an indirect call,
+/// which nvlink sizes as the deepest task entry) would stack that frame on
+/// `end`'s (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 ///
 /// # Safety
 /// `task` was begun with [`begin`] and is not ended.
@@ -284,14 +277,11 @@ pub fn body_ended(task: *mut c_void) {
 /// runtime's.
 ///
 /// clang puts normalised bounds (from 0, step 1) in its `kmp_task_t` and a
-/// last-iteration flag after them, which is set here since the one task runs
-/// the last iteration (the host runtime's task-duplication callback sets it
-/// in each task it splits off; here no task is split off). The
-/// OpenMPIRBuilder (flang) puts the loop's own bounds and step, signed, in
-/// the shared-variable block and has no such flag: its task tests for the
-/// last iteration itself. Writing the flag there overwrote the low half of
-/// the pointer after the step (on an H200, a misaligned atomic in flang's
-/// taskloop), and an unsigned test took `do i = -5, 5` for empty.
+/// last-iteration flag after them, set here: the one task runs the last
+/// iteration. The OpenMPIRBuilder (flang) puts the loop's own signed bounds
+/// and step in the shared-variable block, with no flag (its task tests for
+/// the last iteration): there a flag would overwrite the pointer after the
+/// step, and an unsigned test would take `do i = -5, 5` for empty.
 ///
 /// # Safety
 /// As [`run`]; `lb` and `ub` point into `task` or its shared-variable block.

@@ -3,30 +3,25 @@
 //! dispatcher.
 //!
 //! Iterations are numbered `0..=last` in a normalised space (iteration `k`
-//! is `lb + k*st`). Records keep it in 64 bits; the arithmetic runs in the
-//! loop's own width ([`Count`]): a 32-bit loop never pays for 64-bit
-//! division (a call into CUDA's software routine) nor for 64-bit registers.
+//! is `lb + k*st`), kept in 64 bits; the arithmetic runs in the loop's own
+//! width ([`Count`]), so a 32-bit loop pays for no 64-bit division or
+//! registers.
 //!
 //! Where the state lives:
-//! * A team shares, in CTA-shared memory, the counter of handed-out
-//!   iterations ([`TeamCounters`]), which threads advance with one atomic per
-//!   warp (dynamic) or a CAS (guided), and the loop ([`TeamLoop`]). Each is
-//!   its own static, so that only kernels with such loops pay for it. `init`
-//!   brackets their writes with two team barriers, so consecutive loops,
-//!   `nowait` ones included, reuse them safely. An `ordered` loop's turn is
-//!   on the heap, with the threads' records ([`ordered_turn`]).
-//! * A thread that needs progress of its own pushes a [`Private`] record on
-//!   the heap, popped by `__kmpc_dispatch_deinit`: static schedules (fixed
-//!   chunks per thread), `ordered` (the current iteration), and a team of
-//!   one whose neighbours in the block may run unrelated loops (nested
-//!   regions, or the sequential part of an SPMD kernel, where every thread
-//!   is a team of one). The record keeps its own [`LoopSpec`], so an
-//!   `ordered` loop leaves [`TeamLoop`] alone: in a program whose dispatched
-//!   loops are all `ordered`, it is never written and takes no shared memory.
-//! * A device-wide flag ([`ORDERED_LOOPS_SEEN`]), set by `ordered`
-//!   loops only, tells `next` whether a record may be one of theirs: in a
-//!   program without them it is never written, and the optimiser drops that
-//!   path.
+//! * The team's CTA-shared statics, which only kernels with such loops
+//!   reserve: the counter of handed-out iterations ([`TeamCounters`]),
+//!   advanced with one atomic per warp (dynamic) or a CAS (guided), and the
+//!   loop ([`TeamLoop`]). `init` brackets their writes with two team
+//!   barriers, so consecutive loops, `nowait` ones too, reuse them safely.
+//! * A [`Private`] record on the heap, pushed by a thread that needs progress
+//!   of its own and popped by `__kmpc_dispatch_deinit`: static schedules,
+//!   `ordered` loops (the current iteration; the team's turn is the records
+//!   array's header, [`ordered_turn`]), and a team of one whose neighbours
+//!   may run unrelated loops (nested regions, an SPMD kernel's sequential
+//!   part). A record keeps its own [`LoopSpec`], so a program whose loops are
+//!   all `ordered` never writes [`TeamLoop`], which then takes no memory.
+//! * [`ORDERED_LOOPS_SEEN`], written by `ordered` loops only, tells `next`
+//!   whether a record may be one of theirs; elsewhere that path folds.
 #![allow(unsafe_code)]
 
 use super::iv::{Count, Distance, LoopIv, runs_no_iteration};
@@ -39,18 +34,13 @@ use omprt_abi::Schedule;
 use omprt_abi::sched::omp_sched;
 
 arch::team_static! {
-    /// The team's counter of handed-out iterations: a static of its own, so
-    /// that only kernels with dispatched loops pay its shared memory.
     static TEAM_COUNTERS: TeamCounters = TeamCounters::new();
 }
 arch::team_static! {
-    /// The team's loop, apart from the counter: only kernels with dispatched
-    /// loops that are not `ordered` pay its shared memory.
     static TEAM_LOOP: TeamLoop = TeamLoop::new();
 }
 arch::device_static! {
-    /// Whether a thread has started an `ordered` dispatched loop: written
-    /// only by such loops.
+    /// Whether a thread has started an `ordered` dispatched loop.
     static ORDERED_LOOPS_SEEN: AtomicBool = AtomicBool::new(false);
 }
 
@@ -93,8 +83,7 @@ impl Bounds {
         Some(Bounds { lb: lb.bits(), st, last: last.into(), empty })
     }
 
-    /// Iteration `k` as a value of the loop's type, computed in the loop's
-    /// width (the same bits as in 64; fewer registers for a 32-bit loop at -O0).
+    /// Iteration `k` as a value of the loop's type, computed in its width.
     pub fn value<T: LoopIv>(&self, k: u64) -> T {
         let step = T::Unsigned::from_u64(k).wrapping_mul(T::Unsigned::from_u64(self.st as u64));
         T::from_bits(self.lb).offset(step)
@@ -138,11 +127,10 @@ impl Plan {
             }
             DistributeStaticChunk | DistributeStaticNoChunk | DistributeStaticChunkStaticOne => (Kind::StaticBalanced, 0),
         };
-        // A chunk past the trip count is the trip count. Clamped, the team's
-        // counter cannot wrap before the loop is handed out: it runs past
-        // `last` by a chunk per grab that finds nothing, and a warp adds 32
-        // chunks at once (unclamped, `schedule(dynamic, 1L << 62)` wrapped it
-        // to 0 after four grabs, and the loop ran again).
+        // A chunk past the trip count is the trip count, so the team's
+        // counter, which runs past `last` by a chunk per empty grab (32 per
+        // warp), cannot wrap to 0 and run the loop again
+        // (`schedule(dynamic, 1L << 62)`).
         Plan { kind, chunk: (chunk.max(1) as u64).min(bounds.last.saturating_add(1)), ordered }
     }
 
@@ -167,10 +155,8 @@ pub fn chunk_at<D: Count>(start: D, chunk: D, last: D) -> Option<(D, D)> {
 }
 
 /// Guided: about half of what is left divided by the threads, at least
-/// `min_chunk`. The divisor is rounded up to a power of two, 2^`shift`
-/// ([`guided_shift`]), so the retried step of the CAS loop shifts instead of
-/// dividing (a 32-bit division is some twenty instructions and registers in
-/// every kernel with a dispatched loop).
+/// `min_chunk`. The divisor is a power of two, 2^`shift` ([`guided_shift`]),
+/// so the retried step of the CAS loop shifts rather than divides.
 pub fn guided_size<D: Count>(start: D, last: D, shift: u32, min_chunk: D) -> D {
     let left_minus_one = if last > start { last - start } else { D::ZERO };
     left_minus_one.shr(shift).max(min_chunk).max(D::ONE)
@@ -183,9 +169,9 @@ pub fn guided_shift(threads: u32) -> u32 {
 
 /// Where a thread stands in a static schedule: the start of its next chunk,
 /// the chunk's length minus one, and the distance to the chunk after it (0:
-/// none). Set up once at `init`, so `next` neither divides nor multiplies:
-/// with that arithmetic inlined into every dispatched loop, it set the
-/// register count of kernels whose loops are not even static.
+/// none). Set up at `init`, so `next` neither divides nor multiplies: inlined
+/// into every dispatched loop, that would set the registers of kernels whose
+/// loops are not even static.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StaticCursor {
     next: u64,
@@ -199,9 +185,9 @@ impl StaticCursor {
 
     out_of_line_at_o0! {
     /// Writes to `out` thread `id`'s position among `count` threads at the
-    /// loop's start. Apart at -O0: inlined, it gave the record push 70
-    /// registers there. Not returned: at -O0 the returned cursor went
-    /// through the stack (32 of its 88 bytes of frame).
+    /// loop's start. Apart at -O0, where inlined it would set the record
+    /// push's registers (`unoptimised_dispatched_loops_stay_small`). Not
+    /// returned: at -O0 a returned cursor goes through the stack.
     ///
     /// # Safety
     /// `out` is valid for a write; it may be uninitialised (a fresh record).
@@ -249,8 +235,7 @@ impl StaticCursor {
 
 /// How a dispatched loop is handed out: its bounds, its plan and the team's
 /// [`guided_shift`]. Flat, so that the small fields share one word: as a
-/// `Bounds`, a `Plan` and the shift, each kept its own padding (56 bytes
-/// instead of 40).
+/// `Bounds`, a `Plan` and the shift, each would keep its own padding.
 #[derive(Clone, Copy)]
 struct LoopSpec {
     lb: u64,
@@ -277,26 +262,23 @@ impl LoopSpec {
     }
 }
 
-/// The team's loop when no thread keeps a record of it: written by thread 0
-/// between the two team barriers of `init`. Its size counts: a static that
-/// several kernels use is charged to every kernel of the module, also to
-/// those without dispatched loops. A 64-bit loop is kept as its
-/// [`LoopSpec`], read field by field where used. A 32-bit loop is kept in its
-/// own width, and what a [`LoopSpec`] has beyond bounds, stride and chunk
-/// rides in the team's counter ([`TeamCounters`]): an empty loop starts the
-/// counter past `last`, and the guided shift is the counter's top byte. A
-/// 32-bit dynamic loop with constant stride and chunk then takes 16 bytes of
-/// shared memory, as with LLVM 19's runtime (as a [`LoopSpec`], 27).
+/// The team's loop when no thread keeps a record of it, written by thread 0
+/// between the two team barriers of `init`. Its size is charged to every
+/// kernel of a module that uses it. A 64-bit loop is kept as its
+/// [`LoopSpec`]; a 32-bit one in its own width, with the rest in the team's
+/// counter ([`TeamCounters`]): an empty loop starts the counter past `last`,
+/// and the guided shift is its top byte
+/// (`narrow_dynamic_loops_take_sixteen_bytes_of_shared_memory`).
 pub struct TeamLoop {
     narrow: UnsafeCell<NarrowLoop>,
     wide: UnsafeCell<LoopSpec>,
 }
 
 /// A 32-bit loop of the team. Lower bound and `last` share a word: as two
-/// fields, LLVM's GlobalOpt split them into two 4-byte statics, which the
-/// linker laid out around the counter with 4 bytes of padding (20 bytes of
-/// shared memory, not 16). The chunk is stored less one: clamped to the trip
-/// count, it may be 2^32.
+/// fields, LLVM's GlobalOpt splits them into two 4-byte statics, which the
+/// linker lays out around the counter with 4 bytes of padding
+/// (`narrow_dynamic_loops_take_sixteen_bytes_of_shared_memory`). The chunk
+/// is stored less one: clamped to the trip count, it may be 2^32.
 #[derive(Clone, Copy)]
 struct NarrowLoop {
     /// `lb | last << 32`.
@@ -370,10 +352,9 @@ impl TeamLoop {
 /// A loop as the code that cuts its chunks reads it, field by field where
 /// each is used: a [`LoopSpec`] (a record's copy, or the team's 64-bit loop
 /// in place), or the team's 32-bit loop in place ([`NarrowTeamLoop`]). Not a
-/// [`LoopSpec`] unpacked from the 32-bit loop: that copy went through the
-/// stack at -O0, 48 bytes more in every kernel with a dispatched loop, and at
-/// -O2 its early loads took 2 more registers across the grab
-/// (schedules.c l74_1).
+/// [`LoopSpec`] unpacked from the 32-bit loop: that copy goes through the
+/// stack at -O0 in every kernel with a dispatched loop, and at -O2 its early
+/// loads keep registers live across the grab.
 trait Spec {
     fn lb(&self) -> u64;
     fn st(&self) -> i64;
@@ -475,11 +456,11 @@ impl TeamCounters {
     /// Hands out the next chunk of the team's guided loop `lp` (of a dynamic
     /// one: [`Self::grab_dynamic`]). The counter stays 64-bit: it runs past
     /// `last` by up to a chunk per thread, which would wrap a 32-bit one near
-    /// the top of the range. Apart at -O0: with the CAS loop, `next_guided`
-    /// needed 59 registers under ptxas -O0, more than LLVM 19's distribute
-    /// kernels (54). The chunk goes to `first` and `end`, `false` if there is
-    /// none: returned as an `Option`, it went through the stack at -O0
-    /// (`next_ordered`'s frame 112 bytes, 96 this way).
+    /// the top of the range. Apart at -O0: with the CAS loop inlined,
+    /// `next_guided` would take more registers than LLVM 19's distribute
+    /// kernels (`no_kernel_costs_more_than_with_llvm19_at_o0`). The chunk goes to
+    /// `first` and `end`, `false` if there is none: returned as an `Option`,
+    /// it would go through the stack at -O0.
     fn grab_guided<D: Count, S: Spec>(&self, lp: &S, first: &mut u64, end: &mut u64) -> bool {
         if lp.empty() {
             return false;
@@ -533,11 +514,10 @@ impl Default for TeamCounters {
 /// the minimum size (or handed out): from there on it is a dynamic loop, and
 /// a warp takes its chunks with one atomic add
 /// ([`TeamCounters::grab_dynamic`]) instead of a CAS per thread that the
-/// whole team retries on one word (a 128-iteration share of a 128-thread
-/// team took ten times as long as `dynamic, 1` on an H100). Asked before the
-/// grab, so that the dynamic path the kernel has anyway serves, not a copy of
-/// it in the CAS loop (+2 registers on schedules.c's dispatched kernels, +6
-/// on lastprivate_combined.c l24).
+/// whole team retries on one word (many times slower than `dynamic, 1` on a
+/// GPU). Asked before the grab, so that the dynamic path the kernel has
+/// anyway serves, not a copy of it in the CAS loop, which costs the
+/// dispatched kernels registers (`no_kernel_costs_more_than_with_llvm19`).
 fn at_minimum<D: Count>(start: u64, lp: &impl Spec) -> bool {
     let (last, chunk) = (lp.last(), D::from_u64(lp.chunk()));
     start > last || guided_size(D::from_u64(start), D::from_u64(last), u32::from(lp.guided_shift()), chunk) <= chunk
@@ -589,8 +569,8 @@ fn init_bounds<D: Count>(entry: &[u8], schedtype: i32, bounds: Bounds, chunk: i6
     // block can be in a loop meanwhile: without nesting, it is the generic
     // main thread or an SPMD region of one thread (the others wait outside it).
     // Then a dynamic or guided loop needs no heap record, and where clang's
-    // constant schedule reaches this code the heap path can fold away (with
-    // it, schedules.c's dynamic kernels 64 -> 58 registers).
+    // constant schedule reaches this code the heap path, which costs the
+    // kernel registers, can fold away.
     let in_team =
         threads > 1 || (!state::may_use_nested_parallelism() && (!mapping::is_spmd_mode() || icvs.level == 1));
     let team_loop = in_team && (plan.ordered || matches!(plan.kind, Kind::Dynamic | Kind::Guided));
@@ -637,10 +617,9 @@ out_of_line_at_o0! {
 /// turn.
 fn push_private<D: Count>(bounds: &Bounds, plan: &Plan, in_team: bool, threads: u32, level: u32, team_loop: bool) {
     // The calls first and the cursor's last: ptxas -O0 spills every value
-    // live across a call (with the loop's values live across them, this
-    // function's frame was 96 bytes, now 24). The blocks given back are
-    // freed with no pointer live across each `free` (schedules.c's runtime
-    // schedule with -foffload-lto: 42 -> 40 registers, LLVM 19: 40).
+    // live across a call into the frame. The blocks given back are freed
+    // with no pointer live across each `free`
+    // (`no_kernel_costs_more_than_with_llvm19_with_offload_lto`).
     let slot = state::LOOP_RECORDS.my_slot();
     let record = crate::memory::heap_alloc_reclaiming_through_slot(core::mem::size_of::<Private>() as u64, crate::memory::heap::exhausted::LOOP_RECORD).cast::<Private>();
     // A thread alone in its loop runs it as one chunk.
@@ -668,8 +647,8 @@ pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::
     // SAFETY: this thread's own record, if any.
     match unsafe { private_top().as_mut() } {
         // The team's loop is read at its own address: through a pointer that
-        // could also be a record's, its static stayed in programs that never
-        // write it (ordered.c), and the dynamic kernels took 2 more registers.
+        // could also be a record's, its static would stay in programs that
+        // never write it (`ordered_loops_leave_the_team_loop_record_out`).
         None if narrow::<T::Unsigned>() => next_team(&NarrowTeamLoop, plast, plb, pub_, pst),
         None => next_team(TEAM_LOOP.get().wide(), plast, plb, pub_, pst),
         // An `ordered` loop: chunks from the team's counters, the record's
@@ -677,7 +656,7 @@ pub fn next<T: LoopIv>(plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::
         // Only `ordered` loops push dynamic or guided records. The flag first:
         // in a program without such loops it folds to false, and with it this
         // path, which has a copy of the grabs for the record's layout
-        // (schedules.c l74_1 under -foffload-lto: 30 -> 28 registers).
+        // (`programs_without_ordered_loops_fold_the_ordered_path`).
         Some(p) if ORDERED_LOOPS_SEEN.get().load(Ordering::Relaxed) && matches!(p.spec.kind, Kind::Dynamic | Kind::Guided) => {
             next_ordered(p, plast, plb, pub_, pst)
         }
@@ -699,7 +678,8 @@ out_of_line_at_o0! {
 /// The next chunk of an `ordered` dynamic or guided loop: from the team's
 /// counters and the record's copy of the loop; the record follows the
 /// current iteration. Not a cursor argument of `next_guided` and
-/// `next_dynamic`: with it, they needed 59 registers under ptxas -O0.
+/// `next_dynamic`, which would raise their registers under ptxas -O0
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 fn next_ordered<T: LoopIv>(p: &mut Private, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     let counters = TEAM_COUNTERS.get();
     let b = if p.spec.guided_above_minimum::<T::Unsigned>(counters) {
@@ -738,7 +718,8 @@ fn next_dynamic<T: LoopIv, S: Spec>(spec: &S, plast: &mut i32, plb: &mut T, pub_
 
 out_of_line_at_o0! {
 /// [`emit`] of a chunk of the team's loop. Seven arguments: with an eighth,
-/// it needed 60 registers under ptxas -O0, more than LLVM 19's kernels.
+/// it would take more registers under ptxas -O0 than LLVM 19's kernels
+/// (`no_kernel_costs_more_than_with_llvm19_at_o0`).
 #[allow(clippy::too_many_arguments, reason = "clang's four variables")]
 fn emit_team<T: LoopIv, S: Spec>(spec: &S, a: u64, b: u64, plast: &mut i32, plb: &mut T, pub_: &mut T, pst: &mut T::Signed) -> i32 {
     emit(spec, a, b, b == spec.last(), plast, plb, pub_, pst)
@@ -783,10 +764,10 @@ fn wait_turn(turn: &AtomicU64, iteration: u64) {
 /// too, to a static `__kmpc_*_static_loop_*`, which has no ordered schedule;
 /// upstream's `__kmpc_ordered` does nothing), so that traps, saying why.
 /// Only in the copy flang's calls reach (`config::serves_out_of_line_callers`):
-/// clang's ordered loops always have their record, and the test cost their
-/// kernels 2-4 registers. With `-foffload-lto` clang's calls reach that copy
-/// too: ordered.c's kernels there 26-28 -> 31-32 registers (LLVM 19: 32);
-/// the trap apart, out of line, gave them 8 bytes of stack instead.
+/// clang's ordered loops always have their record, and the test costs their
+/// kernels registers. With `-foffload-lto` clang's calls reach that copy
+/// too, where ordered.c's kernels pay those registers, up to LLVM 19's count;
+/// the trap apart, out of line, would give them stack instead.
 pub fn ordered() {
     let private = private_top();
     // SAFETY: this thread's own record.
@@ -830,8 +811,8 @@ pub fn fini() {
 /// `__kmpc_dispatch_deinit`: pops the caller's private record, if any, and
 /// gives it to the next heap allocation to free (`deferred_free`): a `free`
 /// here is a call in every kernel with a dispatched loop, where LLVM cannot
-/// prove that no thread pushed a record (schedules.c's 64-bit dynamic
-/// kernel 34 -> 32 registers, LLVM 19: 32; its dispatched kernels 37 -> 36).
+/// prove that no thread pushed a record, and a call costs the kernel
+/// registers (`no_kernel_costs_more_than_with_llvm19`).
 pub fn deinit() {
     let private = private_top();
     if private.is_null() {

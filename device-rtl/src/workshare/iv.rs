@@ -21,15 +21,14 @@ pub trait Distance:
     /// call, and in a non-kernel function every call costs callee-saved
     /// registers. The test comes before `arch::wide_nonzero_divisor` hides
     /// the divisor, so it folds where LLVM knows the divisor (a team's size,
-    /// a grid's) is not zero: 3 instructions less in every chunk of the
-    /// benchmark's `schedule(static)` kernels.
+    /// a grid's) is not zero, as in every chunk of a `schedule(static)` loop.
     fn div_nonzero(self, d: Self) -> Self;
     /// `self % d`, likewise.
     fn rem_nonzero(self, d: Self) -> Self;
     /// `(self / d, self % d)` behind one test of the divisor ((0, 0) if it
-    /// is zero). Two tests kept the division and the remainder in blocks
-    /// apart, where LLVM does not derive one from the other: two divisions
-    /// of some twenty instructions in every chunk of a static schedule.
+    /// is zero): behind two, the division and the remainder sit in blocks
+    /// apart, where LLVM does not derive one from the other, and every chunk
+    /// of a static schedule would pay two divisions.
     fn div_rem_nonzero(self, d: Self) -> (Self, Self);
     /// The low bits of `v` (exact for values known to fit).
     fn from_u64(v: u64) -> Self;

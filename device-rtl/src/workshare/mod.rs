@@ -64,10 +64,10 @@ pub fn static_init<T: LoopIv>(entry: &[u8], entity: Entity, schedtype: i32, lb: 
 }
 
 /// The static schedules as the init entry points use them: for a 64-bit loop
-/// each is a function of its own at -O0 (`out_of_line_at_o0!`), where its
-/// division is a ptxas routine and, with both inlined, ptxas -O0 gave
-/// `__kmpc_for_static_init_8u` 64 registers; a 32-bit loop keeps them inline
-/// (a call costs the caller stack at -O0).
+/// each is a function of its own at -O0 (`out_of_line_at_o0!`), since its
+/// division is a ptxas routine and with both inlined `__kmpc_for_static_init_8u`
+/// would set the kernels' registers (`no_kernel_costs_more_than_with_llvm19_at_o0`);
+/// a 32-bit loop keeps them inline (a call costs the caller stack at -O0).
 fn chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, count: u32) -> StaticChunk<T> {
     if core::mem::size_of::<T>() == 8 { static_chunked_apart(lb, ub, chunk, id, count) } else { static_chunked(lb, ub, chunk, id, count) }
 }
@@ -95,7 +95,7 @@ fn static_balanced_apart<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> Static
 /// iteration.
 pub fn dist_for_static_init<T: LoopIv>(entry: &[u8], schedtype: i32, lb: T, ub: T, chunk: T::Signed) -> (StaticChunk<T>, T) {
     // Apart at -O0 for every width: with two balanced schedules inlined,
-    // ptxas -O0 gave `__kmpc_dist_for_static_init_4` 61 registers.
+    // `__kmpc_dist_for_static_init_4` would set the kernels' registers.
     let team = static_balanced_apart(lb, ub, mapping::block_id(), mapping::num_blocks());
     let mut mine = static_init(entry, Entity::Thread, schedtype, team.lb, team.ub, chunk);
     mine.last &= team.last;

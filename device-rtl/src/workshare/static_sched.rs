@@ -1,6 +1,6 @@
 //! Static schedules as pure functions of `(lb, ub, chunk, id, count)`.
 //!
-//! Contract (ABI-CONTRACT.md 4.1): the caller gets its first chunk
+//! Contract (docs/abi.md, "Static worksharing"): the caller gets its first chunk
 //! `[lb, ub]` (inclusive), the `stride` between the starts of its chunks, and
 //! `last` = it runs the sequentially last iteration. Unlike upstream, `ub` is
 //! already clamped to the loop's upper bound, and an entity with no iteration
@@ -37,7 +37,8 @@ pub fn static_chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, coun
     // empty chunk starts at the type's maximum (unless that is `ub`). So the
     // lower bound is one checked addition and a select: in clang's combined
     // `distribute parallel for`, which reads only the lower bound, that is
-    // the whole cost per chunk of the team (it was two tests and branches).
+    // the whole cost per chunk of the team
+    // (`no_kernel_costs_more_than_with_llvm19`).
     let empty_stride = T::stride(chunk.wrapping_mul(count));
     let first = match id.checked_mul(chunk).and_then(|start| lb.checked_offset(start)) {
         Some(first) if first <= ub => first,
@@ -54,7 +55,8 @@ pub fn static_chunked<T: LoopIv>(lb: T, ub: T, chunk: T::Unsigned, id: u32, coun
     // after this one, the stride lands just past `ub` instead. A step of at
     // most a quarter of the range is left as it is: where LLVM knows the step
     // is small (saxpy.c's threads, at most a block of 1024), the test folds
-    // away; capping every stride cost that kernel 3 registers.
+    // away, where capping every stride would cost that kernel registers
+    // (`spmd_kernel_keeps_its_static_cost`).
     let quarter = T::Unsigned::from_u64(1 << (8 * core::mem::size_of::<T>() - 2));
     let stride = match step {
         Some(step) if step <= quarter || step <= rest => T::stride(step),
@@ -72,16 +74,16 @@ pub fn static_balanced<T: LoopIv>(lb: T, ub: T, id: u32, count: u32) -> StaticCh
     let one = T::Unsigned::ONE;
     // From the loop's start, just past `ub` (see `static_chunked`).
     let stride = T::stride(diff.wrapping_add(one));
-    // Before the division: an empty loop's `diff` wrapped around.
+    // Before the division: an empty loop's `diff` wraps around.
     if lb > ub {
         return empty(ub, stride);
     }
     // trip = diff + 1 = q*n + r + 1; derive trip/n and trip%n without forming
     // trip. Blocks are measured as length - 1, so one entity (n = 1) needs no
-    // case of its own: its block length diff + 1 wraps to 0 only for a loop
-    // over the whole type, and length - 1 wraps back to diff. That case's
-    // branch cost the benchmark's uneven_static kernel 2 registers (18, now
-    // 16; LLVM 19: 17).
+    // case of its own, whose branch would cost the benchmark's uneven_static
+    // kernel registers (`cargo xtask static-cost --bench`): its block length
+    // diff + 1 wraps to 0 only for a loop over the whole type, and length - 1
+    // wraps back to diff.
     let (q, r) = diff.div_rem_nonzero(n);
     let (small, extras) = if r + one == n { (q.wrapping_add(one), T::Unsigned::ZERO) } else { (q, r + one) };
     let (start, len_minus_one) = if id < extras { (id * (small + one), small) } else { (id * small + extras, small.wrapping_sub(one)) };
@@ -236,7 +238,7 @@ mod tests {
     fn a_large_chunk_on_many_teams_leaves_the_loop_without_wrapping() {
         // `dist_schedule(static, 1 << 20)` on 3200 teams (the host plugin's
         // default) over 10^9 iterations: 3200 << 20 passes i32::MAX, and as a
-        // stride it sent team 0 back to negative iterations.
+        // stride it would send team 0 back to negative iterations.
         let ub = 999_999_999;
         for team in [0, 1, 953] {
             let c = static_chunked::<i32>(0, ub, 1 << 20, team, 3200);
@@ -246,7 +248,7 @@ mod tests {
 
     #[test]
     fn an_empty_loop_on_one_entity_stays_empty() {
-        // diff wraps to the type's maximum here: q + 1 overflowed (found by proptest).
+        // diff wraps to the type's maximum here, where q + 1 overflows.
         let c = static_balanced::<i32>(0, -1, 0, 1);
         assert!(c.lb > c.ub && !c.last, "{c:?}");
     }
