@@ -8,6 +8,8 @@
 //! * [`corpus`]: compiling OpenMP programs with clang 22 against the runtime
 //! * [`remarks`]: openmp-opt remark ids per program and runtime
 //! * [`static_cost`]: linked kernels' registers/stack/shared memory, omprt vs LLVM 19's runtime
+//! * [`bench_cost`]: the same for the benchmark kernels, with GCC 12's as a third column
+//! * [`report`]: docs/lowering-report.md from those tables ([`report_notes`]: its explanations)
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
 
 pub mod abi_table;
@@ -17,6 +19,8 @@ pub mod device_build;
 pub mod fortran_modules;
 pub mod ir_rewrite;
 pub mod remarks;
+pub mod report;
+pub mod report_notes;
 pub mod static_cost;
 pub mod tools;
 
