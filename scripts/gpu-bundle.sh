@@ -2,8 +2,8 @@
 # Packs what the GPU machine needs to run the lowering corpus into
 # .gpu-bundle/ (git-ignored, under the 64 MiB a device call carries):
 #   corpus.tar.xz  the executables built by `cargo xtask corpus` (-O0, -O2, and
-#             both with -foffload-lto) and expected outputs (packed: 22 MB of
-#             executables took the bundle past 64 MiB on 2026-11-26)
+#             both with -foffload-lto) and expected outputs (packed: unpacked,
+#             the executables take the bundle past 64 MiB)
 #   libs.tar.xz  Debian's host offload runtime (libomptarget.so.22.1) and the
 #             shared libraries it needs beyond glibc/libstdc++ (libLLVM.so.22.1 …)
 #   run.sh    runs every program with OMP_TARGET_OFFLOAD=MANDATORY on the GPU,

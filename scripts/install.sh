@@ -3,7 +3,7 @@
 #   clang-22 -fopenmp --offload-arch=sm_90 prog.c
 # offloads with no runtime flags. Copies libomptarget-nvptx.bc and
 # libompdevice.a into /usr/lib/llvm-22/lib/nvptx64-nvidia-cuda/ (both places
-# clang 22 looks, ABI-CONTRACT.md 9.2), and, if /usr/local/cuda does not exist,
+# clang 22 looks, docs/abi.md#how-clang-finds-the-runtime), and, if /usr/local/cuda does not exist,
 # points it at the CUDA folder of .toolchain/cuda (clang's default --cuda-path).
 # Run as root after `cargo xtask build-device`. Undo: scripts/install.sh --uninstall
 set -euo pipefail

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Command 2 of the README: every test. Sets up (idempotent), builds the device
 # runtime, runs the Rust tests (host simulation, ABI layouts, IR rewrite,
-# ABI-table conformance, lowering corpus with clang 22, flang 22 + ptxas), and, under
-# CI, the install step. GPU runs are separate: see README, "On a GPU".
+# ABI-table conformance, lowering corpus with clang 22, flang 22 + ptxas, the
+# static-cost bars and the generated lowering report), and, under CI, the
+# install step. GPU runs are separate: see docs/testing.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"

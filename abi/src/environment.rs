@@ -1,4 +1,5 @@
-//! Kernel, launch and device environments (ABI-CONTRACT.md 2.2–2.7).
+//! Kernel, launch and device environments (docs/abi.md#kernel-environment,
+//! #launch-environment, #execution-modes, #device-environment).
 //!
 //! clang 22 emits `<kernel>_kernel_environment` as a constant
 //! `KernelEnvironment` and passes its address, with the launch environment
@@ -75,7 +76,7 @@ pub struct KernelLaunchEnvironment {
 }
 
 /// The launch-environment pointer LLVM 22's plugin passes to kernels without a
-/// teams reduction: all ones. Never dereference it (ABI-CONTRACT.md R.1).
+/// teams reduction: all ones. Never dereference it (docs/abi.md#launch-environment).
 pub const KLE_NONE: usize = usize::MAX;
 
 /// `DeviceEnvironmentTy`, the global `__omp_rtl_device_environment` that the

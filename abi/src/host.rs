@@ -1,5 +1,5 @@
 //! Host-side records clang 22 emits: the kernel-argument block passed to
-//! `__tgt_target_kernel` and the offload entries (ABI-CONTRACT.md 2.8, 2.9).
+//! `__tgt_target_kernel` and the offload entries (docs/abi.md#host-side-records).
 
 use core::ffi::c_void;
 use core::mem::offset_of;

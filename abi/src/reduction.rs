@@ -1,4 +1,5 @@
-//! Callback types clang 22 generates for reductions (ABI-CONTRACT.md 5.1).
+//! Callback types clang 22 generates for reductions
+//! (docs/abi.md#parallel-reductions, #teams-reductions).
 
 /// `void(void *reduce_data, i16 lane_id, i16 lane_offset, i16 algo_version)`.
 pub type ShuffleReduceFn = unsafe extern "C" fn(*mut core::ffi::c_void, i16, i16, i16);

@@ -1,5 +1,5 @@
 //! `kmp_sched_t`: the schedule values clang passes to the worksharing entry
-//! points (ABI-CONTRACT.md 4.1, 4.2).
+//! points (docs/abi.md#static-worksharing, #dispatched-loops).
 
 /// A schedule as passed in the `schedtype` argument, modifier bits stripped.
 #[repr(i32)]

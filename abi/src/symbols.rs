@@ -10,7 +10,7 @@ pub const DEVICE_ENVIRONMENT: &str = "__omp_rtl_device_environment";
 pub const KERNEL_PREFIX: &str = "__omp_offloading_";
 
 /// Configuration globals clang emits as `weak_odr hidden constant i32` in
-/// every device TU compiled without `-nogpulib` (ABI-CONTRACT.md 7.1); the
+/// every device TU compiled without `-nogpulib` (docs/abi.md#configuration-globals); the
 /// runtime provides weak zero defaults.
 pub const CONFIG_GLOBALS: [&str; 5] = [
     "__omp_rtl_debug_kind",

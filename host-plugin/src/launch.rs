@@ -1,5 +1,5 @@
 //! Launching OpenMP kernels the way LLVM 22's libomptarget does
-//! (ABI-CONTRACT.md 2.5 and 3.8), so that omprt's device runtime sees the
+//! (docs/abi.md#launch-environment, #launch-geometry), so that omprt's device runtime sees the
 //! same grid and parameter 0 it gets under the real host runtime.
 //!
 //! [`geometry`] is pure (unit-tested here, no GPU); [`launch`] adds the
@@ -224,7 +224,8 @@ mod tests {
         default_blocks: 3200,
     };
 
-    /// Initialisers from ABI-CONTRACT.md 2.2: `{gsm, nested, mode, min_threads, max_threads, min_teams, max_teams}`.
+    /// Initialisers as clang 22 emits them (docs/abi.md#kernel-environment):
+    /// `{gsm, nested, mode, min_threads, max_threads, min_teams, max_teams}`.
     fn env(mode: u8, max_threads: i32, max_teams: i32) -> ConfigurationEnvironment {
         ConfigurationEnvironment {
             use_generic_state_machine: u8::from(mode == 1),

@@ -4,7 +4,7 @@
 //! runtime (`scripts/setup.sh`, `cargo xtask build-device`); a missing tool
 //! fails the test with that instruction.
 //!
-//! Observed with clang 22 (ABI-CONTRACT.md 2.2, 2.6):
+//! Observed with clang 22 (docs/abi.md#kernel-environment, #execution-modes):
 //! * `target parallel for` / `target teams distribute parallel for` are SPMD
 //!   (2) at -O2;
 //! * `target teams` with sequential code is GENERIC (1) with the generic state

@@ -2,7 +2,7 @@
 //! runtime (`cargo xtask build-device`, which `scripts/test.sh` runs first).
 
 use std::collections::BTreeSet;
-use xtask::{abi_table, corpus, device_build, fortran_modules, ir_rewrite, runtime_dir, tools};
+use xtask::{abi_table, corpus, device_build, fortran_modules, ir_rewrite, report, runtime_dir, tools};
 
 fn runtime_ir() -> String {
     let bc = runtime_dir().join("libomptarget-nvptx.bc");
@@ -936,11 +936,9 @@ fn entry_points_meant_for_inlining_are_always_inlined() {
     }
 }
 
-/// Issue #4's bar, at -O2 (`cargo xtask static-cost`): no kernel of the
-/// corpus needs more registers, stack or static shared memory with omprt
-/// (clang 22) than with LLVM 19's runtime (clang 19). The last exception,
-/// schedules.c l66_1 (22 registers, LLVM 19: 20), closed on 2026-11-25 when
-/// an entity's first static chunk became one checked addition.
+/// At -O2 (`cargo xtask static-cost`) no kernel of the corpus needs more
+/// registers, stack or static shared memory with omprt (clang 22) than with
+/// LLVM 19's runtime (clang 19).
 #[test]
 fn no_kernel_costs_more_than_with_llvm19() {
     assert_no_gaps_but("-O2", &[]);
@@ -954,47 +952,57 @@ fn no_kernel_costs_more_than_with_llvm19_at_o0() {
 }
 
 /// The same bar with `-foffload-lto`, both runtimes linked after the
-/// user's code. The last exception, schedules.c l74 (42 registers, LLVM 19:
-/// 40: the pointer the loop that frees the blocks teams gave back kept
-/// across each `free`), closed on 2026-11-26 (`deferred_free`).
+/// user's code.
 #[test]
 fn no_kernel_costs_more_than_with_llvm19_with_offload_lto() {
-    assert_no_gaps_but("-O2 -foffload-lto", &[]);
+    assert_no_gaps_but("--lto", &[]);
 }
 
-/// `known`: (program, kernel line, what, the most omprt may use).
-fn assert_no_gaps_but(level: &str, known: &[(&str, &str, &str, u64)]) {
-    let out = std::env::temp_dir().join(format!("omprt-vs-llvm19{}-{}", level.replace(' ', ""), std::process::id()));
-    let opts = corpus::Options { out: out.clone(), ..Default::default() };
-    let rows = xtask::static_cost::table(&opts, level).unwrap_or_else(|e| panic!("{e}"));
+/// The tables of `cargo xtask report`, each built once for this test binary:
+/// the tests above read the static-cost tables, and
+/// `lowering_report_is_what_cargo_xtask_report_writes` all of them.
+fn report_tables() -> &'static report::Tables {
+    static TABLES: std::sync::OnceLock<report::Tables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| report::Tables::new(&xtask::repo_root().join("target/omprt/report-test")))
+}
+
+/// docs/lowering-report.md is what `cargo xtask report` writes for this
+/// tree's runtime, so it cannot drift from the tables, and every explanation
+/// in `xtask/src/report_notes.rs` still has its case.
+#[test]
+fn lowering_report_is_what_cargo_xtask_report_writes() {
+    let tables = report_tables();
+    tables.build_all();
+    let generated = report::render(tables).unwrap_or_else(|e| panic!("{e}"));
+    let path = report::committed_path();
+    let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if let Some(d) = report::first_difference(&committed, &generated) {
+        panic!("{} differs from what 'cargo xtask report' writes (run it to regenerate the file): {d}", path.display());
+    }
+    let unused = report::unused_notes(tables).unwrap_or_else(|e| panic!("{e}"));
+    assert!(unused.is_empty(), "xtask/src/report_notes.rs explains cases the tables no longer have: {unused:?}");
+}
+
+/// `table`: the static-cost table (`-O2`, `-O0`, `--lto`); `known`:
+/// (program, kernel line, what, the most omprt may use).
+fn assert_no_gaps_but(table: &str, known: &[(&str, &str, &str, u64)]) {
+    let rows = report_tables().costs(table).as_ref().unwrap_or_else(|e| panic!("{e}"));
+    let gaps = xtask::static_cost::gaps(rows);
     let mut problems = Vec::new();
-    let mut gaps = BTreeSet::new();
-    for row in &rows {
-        let (Some(ours), Some(theirs)) = (row.omprt, row.llvm19) else { continue };
-        let line = xtask::static_cost::kernel_line(&row.kernel);
-        let figures = [
-            ("registers", u64::from(ours.registers), u64::from(theirs.registers)),
-            ("stack bytes", u64::from(ours.stack_bytes), u64::from(theirs.stack_bytes)),
-            ("shared bytes", ours.smem_bytes, theirs.smem_bytes),
-        ];
-        for (what, ours, theirs) in figures {
-            let listed = known.iter().find(|k| k.0 == row.program && k.1 == line && k.2 == what);
-            if ours > theirs {
-                gaps.insert((row.program.as_str(), line, what));
+    for g in &gaps {
+        match known.iter().find(|k| k.0 == g.program && k.1 == g.kernel && k.2 == g.what) {
+            None => problems.push(format!("{} {}: {} {} (LLVM 19: {})", g.program, g.kernel, g.what, g.omprt, g.llvm19)),
+            Some(k) if g.omprt > k.3 => {
+                problems.push(format!("{} {}: {} {}, more than the {} listed (LLVM 19: {})", g.program, g.kernel, g.what, g.omprt, k.3, g.llvm19))
             }
-            match listed {
-                None if ours > theirs => problems.push(format!("{} {line}: {what} {ours} (LLVM 19: {theirs})", row.program)),
-                Some(k) if ours > k.3 => problems.push(format!("{} {line}: {what} {ours}, more than the {} listed (LLVM 19: {theirs})", row.program, k.3)),
-                _ => {}
-            }
+            Some(_) => {}
         }
     }
     for k in known {
-        if !gaps.contains(&(k.0, k.1, k.2)) {
+        if !gaps.iter().any(|g| (g.program.as_str(), g.kernel.as_str(), g.what) == (k.0, k.1, k.2)) {
             problems.push(format!("{} {}: {} no longer worse than with LLVM 19 (or gone): take it off the list", k.0, k.1, k.2));
         }
     }
     assert!(rows.iter().filter(|r| r.llvm19.is_some()).count() >= 60, "too few kernels built against LLVM 19: {}", rows.len());
-    assert!(problems.is_empty(), "at {level}:\n{}", problems.join("\n"));
-    let _ = std::fs::remove_dir_all(&out);
+    assert!(problems.is_empty(), "at {table}:\n{}", problems.join("\n"));
 }

@@ -1,8 +1,8 @@
 //! openmp-opt with omprt linked in: generic kernels are SPMDized where they
 //! can be (OMP120), the remark names what prevents it (OMP121), and a kernel
 //! that stays generic gets a compiler-built state machine (OMP130–133) that
-//! drives omprt's worker protocol. (ABI-CONTRACT.md R.5 saw none with the
-//! runtime only declared; with it linked, clang 22 builds one.)
+//! drives omprt's worker protocol. (With the runtime only declared,
+//! openmp-opt builds none; docs/abi.md#generic-mode-workers.)
 
 use xtask::remarks::{Remark, remarks};
 use xtask::repo_root;

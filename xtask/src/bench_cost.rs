@@ -133,21 +133,38 @@ pub fn split_modules(ptx: &str) -> Vec<String> {
     modules
 }
 
-/// The table for every benchmark program at -O2.
-pub fn table() -> Result<Vec<BenchRow>> {
+/// The folder `cargo xtask static-cost --bench` builds in.
+pub fn default_work() -> PathBuf {
+    repo_root().join("target/omprt/bench-cost")
+}
+
+/// The table for every benchmark program at -O2, built in `work`.
+pub fn table(work: &Path) -> Result<Vec<BenchRow>> {
     let dir = repo_root().join("tests-gpu/bench");
-    let work = repo_root().join("target/omprt/bench-cost");
     let mut rows = Vec::new();
     for src in crate::corpus::programs(&dir)? {
         let program = src.file_name().unwrap().to_string_lossy().to_string();
-        let ours = static_cost::kernel_costs(&static_cost::executable(&src, Runtime::Omprt, "-O2", &work)?)?;
-        let theirs = static_cost::executable(&src, Runtime::Llvm19, "-O2", &work).and_then(|e| static_cost::kernel_costs(&e))?;
+        let ours = static_cost::kernel_costs(&static_cost::executable(&src, Runtime::Omprt, "-O2", work)?)?;
+        let theirs = static_cost::executable(&src, Runtime::Llvm19, "-O2", work).and_then(|e| static_cost::kernel_costs(&e))?;
         let clang: BTreeMap<String, (Option<Cost>, Option<Cost>)> =
             ours.keys().chain(theirs.keys()).map(|k| (k.clone(), (ours.get(k).copied(), theirs.get(k).copied()))).collect();
-        let gcc = gcc_kernel_costs(&src, &work)?;
+        let gcc = gcc_kernel_costs(&src, work)?;
         rows.extend(pair(&program, &clang, &gcc));
     }
     Ok(rows)
+}
+
+/// Where omprt needs more than LLVM 19's runtime on a benchmark kernel; the
+/// kernel is named by its function and line (`copy l14`). GCC's figures are
+/// not compared: they are a second anchor, not the one omprt replaces.
+pub fn gaps(rows: &[BenchRow]) -> Vec<static_cost::Gap> {
+    rows.iter()
+        .filter_map(|r| {
+            let kernel = format!("{} {}", r.function, r.kernel.as_deref().map_or("-", static_cost::kernel_line));
+            Some(static_cost::cost_gaps(&r.program, &kernel, r.omprt?, r.llvm19?))
+        })
+        .flatten()
+        .collect()
 }
 
 /// A markdown table: omprt / LLVM 19 / GCC 12 in each cell.

@@ -45,10 +45,10 @@ pub fn build() -> Result<Artifacts> {
     // Two copies, each compiled by rustc knowing which it is, so that the
     // other's paths are gone before openmp-opt sees the code: the bitcode
     // clang links at compile time, and the archive's LTO member
-    // (`config::serves_out_of_line_callers`). Decided later instead (a byte
-    // defined after rustc), the branches left for LLVM to fold still stood
-    // when openmp-opt ran, and it kept stores it would otherwise drop
-    // (parallel_for.c's kernels 4 bytes of shared memory more).
+    // (`config::serves_out_of_line_callers`). Decided later (a byte defined
+    // after rustc), the branches left for LLVM to fold would still stand
+    // when openmp-opt runs, and it would keep stores it otherwise drops
+    // (4 bytes of shared memory more in parallel_for.c's kernels).
     let (ir, report) = runtime_ir("target/device", &[])?;
     let (lto_ir, _) = runtime_ir("target/device-lto", &["--features", "lto-member"])?;
     let out = runtime_dir();

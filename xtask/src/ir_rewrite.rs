@@ -34,9 +34,10 @@
 //!   backend writes `.pragma "nounroll"`, so ptxas does not unroll it further;
 //! * the functions openmp-opt may add calls to (`KEEP_LINKED`) go into
 //!   `@llvm.compiler.used`: clang links the runtime in with "only needed"
-//!   before openmp-opt runs, so without it they were left out, and the calls
-//!   openmp-opt adds stayed calls into `libompdevice.a` (a call costs a
-//!   kernel registers: dyn_shared.c's generic kernel 30 -> 26, teams.c 24 -> 14);
+//!   before openmp-opt runs, and the calls openmp-opt adds must find a
+//!   definition in the file to be inlined; left to `libompdevice.a` they stay
+//!   calls, and a call costs a kernel at least 24 registers (lowering test
+//!   `calls_openmp_opt_adds_are_inlined`);
 //! * every atomic access and fence without a scope gets `syncscope("device")`:
 //!   Rust has no scopes, and LLVM's default is the system scope (`ld.acquire.sys`,
 //!   `fence.acquire.sys`), which orders against the host and peer GPUs as well;
@@ -614,12 +615,12 @@ pub fn for_lto(ir: &str) -> String {
 /// `extern "C-unwind"` pointers, and nothing unwinds on the GPU. openmp-opt
 /// turns an indirect `call`, not an `invoke`, into direct calls of the
 /// regions the module passes; the LTO link, whose inliner runs once with no
-/// devirtualisation rounds, inlines a region only then (stream.c's copy:
-/// a call per distribute chunk before, none after). The default compile
-/// keeps the invokes: its inliner makes the call direct by itself, and with
-/// openmp-opt's direct calls in the shared entry, kernels of one file saw
-/// each other's regions and folded less (bench dot +8 bytes of shared
-/// memory, uneven_dynamic1 +2 registers).
+/// devirtualisation rounds, inlines a region only then (lowering test
+/// `lto_link_inlines_the_parallel_regions`). The default compile keeps the
+/// invokes: its inliner makes the call direct by itself, and with
+/// openmp-opt's direct calls in the shared entry, kernels of one file see
+/// each other's regions and fold less (more registers and shared memory in
+/// the benchmark kernels).
 fn calls_for_invokes(lines: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(lines.len());
     let mut i = 0;

@@ -9,6 +9,8 @@
 //! * [`prose`]: comment lines that record history (dates, figures, outside references)
 //! * [`remarks`]: openmp-opt remark ids per program and runtime
 //! * [`static_cost`]: linked kernels' registers/stack/shared memory, omprt vs LLVM 19's runtime
+//! * [`bench_cost`]: the same for the benchmark kernels, with GCC 12's as a third column
+//! * [`report`]: docs/lowering-report.md from those tables ([`report_notes`]: its explanations)
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
 
 pub mod abi_table;
@@ -19,6 +21,8 @@ pub mod fortran_modules;
 pub mod ir_rewrite;
 pub mod prose;
 pub mod remarks;
+pub mod report;
+pub mod report_notes;
 pub mod static_cost;
 pub mod tools;
 

@@ -26,6 +26,9 @@ commands:
                  host-plugin xtask) with a date, the word 'revision', an 'a -> b'
                  figure of digits, or a reference to ABI-CONTRACT.md, STYLE.md or
                  DESIGN.md; exits 1 when it finds any
+  report [--check]
+                 write docs/lowering-report.md from the remarks and the four static-cost
+                 tables (--check: compare with it instead, and fail if it differs)
   help           this text";
 
 fn main() -> ExitCode {
@@ -36,8 +39,13 @@ fn main() -> ExitCode {
         Some("corpus") => run_corpus(),
         Some("remarks") => remarks_table(),
         Some("prose") => prose(&args[1..]),
+        Some("report") => match args.get(1).map(String::as_str) {
+            None => report(false),
+            Some("--check") => report(true),
+            Some(other) => Err(format!("report takes --check or nothing, not '{other}'")),
+        },
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
-            "--bench" => xtask::bench_cost::table().map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
+            "--bench" => xtask::bench_cost::table(&xtask::bench_cost::default_work()).map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
             "--lto" => xtask::static_cost::table(&corpus::Options::default(), "-O2 -foffload-lto").map(|rows| {
                 println!("{}", xtask::static_cost::render(&rows));
             }),
@@ -115,18 +123,30 @@ fn prose(dirs: &[String]) -> xtask::Result<()> {
 }
 
 fn remarks_table() -> xtask::Result<()> {
-    use xtask::remarks::remarks;
-    use xtask::static_cost::Runtime;
     let opts = corpus::Options::default();
-    let work = opts.out.join("remarks");
-    println!("| program | omprt (clang 22) | LLVM 19 DeviceRTL (clang 19) |\n|---|---|---|");
-    for src in corpus::programs(&opts.programs)? {
-        let show = |r: Vec<xtask::remarks::Remark>| {
-            r.iter().map(|x| if x.line > 0 { format!("{} (l{})", x.id, x.line) } else { x.id.clone() }).collect::<Vec<_>>().join(", ")
-        };
-        let ours = show(remarks(&src, Runtime::Omprt, &work)?);
-        let theirs = show(remarks(&src, Runtime::Llvm19, &work)?);
-        println!("| {} | {ours} | {theirs} |", src.file_name().unwrap().to_string_lossy());
+    let rows = xtask::remarks::table(&opts, &opts.out.join("remarks"))?;
+    print!("{}", xtask::remarks::render(&rows));
+    Ok(())
+}
+
+fn report(check: bool) -> xtask::Result<()> {
+    use xtask::report;
+    let tables = report::Tables::new(&xtask::repo_root().join("target/omprt/report"));
+    tables.build_all();
+    let text = report::render(&tables)?;
+    let path = report::committed_path();
+    let unused = report::unused_notes(&tables)?;
+    if !unused.is_empty() {
+        return Err(format!("xtask/src/report_notes.rs explains cases the tables no longer have: {unused:?}"));
     }
+    if check {
+        let committed = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        return match report::first_difference(&committed, &text) {
+            None => Ok(()),
+            Some(d) => Err(format!("{} differs from what 'cargo xtask report' writes: {d}", path.display())),
+        };
+    }
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!("wrote {}", path.display());
     Ok(())
 }

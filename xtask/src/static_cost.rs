@@ -200,7 +200,7 @@ pub fn render(rows: &[Row]) -> String {
             cell(o.map(|c| c.smem_bytes), l.map(|c| c.smem_bytes)),
         );
         if let Some(e) = &r.llvm19_error {
-            let note = format!("- {}: LLVM 19 build failed: `{}`", r.program, e.trim());
+            let note = format!("- {}: LLVM 19 build failed: `{}`", r.program, without_paths(e.trim()));
             if !notes.contains(&note) {
                 notes.push(note);
             }
@@ -214,6 +214,46 @@ pub fn render(rows: &[Row]) -> String {
     s += "\n";
     s += &totals(rows);
     s
+}
+
+/// A build error without the file it names (` in '<path>'`): the path is a
+/// temporary of the build folder, which differs from run to run.
+fn without_paths(error: &str) -> &str {
+    error.split_once(" in '").map_or(error, |(head, _)| head).trim_end()
+}
+
+/// One figure of one kernel where omprt needs more than LLVM 19's runtime.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gap {
+    pub program: String,
+    /// The kernel as the tables show it (`l69_1`; for the benchmarks, `function l21`).
+    pub kernel: String,
+    /// `registers`, `stack bytes` or `shared bytes`.
+    pub what: &'static str,
+    pub omprt: u64,
+    pub llvm19: u64,
+}
+
+/// The figures where `omprt` needs more than `llvm19`. A stack of unknown
+/// depth ("dyn", `u32::MAX`) counts as more than any known one, as in [`totals`].
+pub fn cost_gaps(program: &str, kernel: &str, omprt: Cost, llvm19: Cost) -> Vec<Gap> {
+    [
+        ("registers", u64::from(omprt.registers), u64::from(llvm19.registers)),
+        ("stack bytes", u64::from(omprt.stack_bytes), u64::from(llvm19.stack_bytes)),
+        ("shared bytes", omprt.smem_bytes, llvm19.smem_bytes),
+    ]
+    .into_iter()
+    .filter(|(_, o, l)| o > l)
+    .map(|(what, o, l)| Gap { program: program.to_string(), kernel: kernel.to_string(), what, omprt: o, llvm19: l })
+    .collect()
+}
+
+/// Every gap of a table, over the kernels both runtimes build.
+pub fn gaps(rows: &[Row]) -> Vec<Gap> {
+    rows.iter()
+        .filter_map(|r| Some(cost_gaps(&r.program, kernel_line(&r.kernel), r.omprt?, r.llvm19?)))
+        .flatten()
+        .collect()
 }
 
 /// Sums over the kernels both runtimes build, and on how many omprt needs
@@ -243,6 +283,26 @@ mod tests {
     fn row(kernel: &str, o: (u32, u32, u64), l: Option<(u32, u32, u64)>) -> Row {
         let cost = |(registers, stack_bytes, smem_bytes)| Cost { registers, stack_bytes, smem_bytes };
         Row { program: "p.c".into(), kernel: kernel.into(), omprt: Some(cost(o)), llvm19: l.map(cost), llvm19_error: None }
+    }
+
+    #[test]
+    fn gaps_are_the_figures_where_omprt_needs_more() {
+        let rows = [
+            row("k_l1", (20, 0, 100), Some((24, 8, 50))),
+            row("k_l2", (30, u32::MAX, 0), Some((28, u32::MAX, 0))),
+            row("k_l3", (99, 99, 99), None),
+            row("k_l4", (10, u32::MAX, 0), Some((10, 16, 0))),
+        ];
+        let got: Vec<(String, &str, u64, u64)> = gaps(&rows).into_iter().map(|g| (g.kernel, g.what, g.omprt, g.llvm19)).collect();
+        let want = [("l1", "shared bytes", 100, 50), ("l2", "registers", 30, 28), ("l4", "stack bytes", u64::from(u32::MAX), 16)];
+        assert_eq!(got, want.map(|(k, w, o, l)| (k.to_string(), w, o, l)));
+    }
+
+    #[test]
+    fn build_errors_are_shown_without_the_temporary_they_name() {
+        let e = "nvlink error   : Undefined reference to 'omp_alloc' in '/x/static-cost/allocators-1b2a58.cubin'";
+        assert_eq!(without_paths(e), "nvlink error   : Undefined reference to 'omp_alloc'");
+        assert_eq!(without_paths("error: no such file"), "error: no such file");
     }
 
     #[test]

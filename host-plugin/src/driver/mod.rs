@@ -1,6 +1,6 @@
 //! The CUDA driver API, loaded at run time.
 //!
-//! Layering (STYLE.md P14): cudarc provides `sys` (raw entry points, opened
+//! Layering: cudarc provides `sys` (raw entry points, opened
 //! lazily with libloading) and `result` (one `Result` per call); this module
 //! is the owning layer: [`Driver`] (initialised library), [`Context`]
 //! (retained primary context), [`Module`], [`Function`], [`DeviceBuffer`]

@@ -100,7 +100,7 @@ impl Kernel<'_> {
     }
 }
 
-/// The display name of an execution mode (ABI-CONTRACT.md 2.6).
+/// The display name of an execution mode (docs/abi.md#execution-modes).
 pub fn mode_name(mode: ExecMode) -> String {
     match mode.bits() {
         0 => "BARE".into(),
