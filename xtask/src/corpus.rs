@@ -13,6 +13,7 @@
 //! Fortran programs (`*.f90`) go through flang 22 instead, at the same levels
 //! ([`check_fortran_all`]).
 
+use crate::progress::Progress;
 use crate::{Result, abi_table, repo_root, runtime_dir, tools};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -373,10 +374,12 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
     let runtime_exports = runtime_exports()?;
     let mut builds = Vec::new();
-    for src in programs(&opts.programs)? {
+    let sources = programs(&opts.programs)?;
+    let progress = Progress::new("corpus", sources.len() * OPT_LEVELS.len());
+    for src in sources {
         for opt in OPT_LEVELS {
             let program = src.file_name().unwrap().to_string_lossy().to_string();
-            eprintln!("corpus: {program} {opt}");
+            progress.item(&format!("{program} {opt}"));
             let mut failures = Vec::new();
             let executable = match build_executable(&src, opt, &opts.out) {
                 Ok(exe) => exe,
@@ -406,6 +409,7 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
         }
     }
+    progress.finish();
     Ok(Summary { builds })
 }
 
@@ -415,10 +419,12 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
 pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
     let mut builds = Vec::new();
-    for folder in multi_file_programs(&opts.programs)? {
+    let folders = multi_file_programs(&opts.programs)?;
+    let progress = Progress::new("corpus (multi-file)", folders.len() * OPT_LEVELS.len());
+    for folder in folders {
         for opt in OPT_LEVELS {
             let program = format!("{}/", folder.file_name().unwrap().to_string_lossy());
-            eprintln!("corpus: {program} {opt} -foffload-lto");
+            progress.item(&format!("{program} {opt} -foffload-lto"));
             let mut failures = Vec::new();
             let executable = build_multi_file_lto_executable(&folder, opt, &opts.out).unwrap_or_else(|e| {
                 failures.push((format!("link {LINK_ARCH} -foffload-lto"), e));
@@ -437,6 +443,7 @@ pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
         }
     }
+    progress.finish();
     Ok(Summary { builds })
 }
 
@@ -511,10 +518,12 @@ pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
     runtime_exports.extend(crate::fortran_modules::defined_constants(&fortran_member)?);
     let definitions = abi_table::parse_ll_definitions(&ir);
     let mut builds = Vec::new();
-    for src in fortran_programs(&opts.programs)? {
+    let sources = fortran_programs(&opts.programs)?;
+    let progress = Progress::new("corpus (Fortran)", sources.len() * OPT_LEVELS.len());
+    for src in sources {
         for opt in OPT_LEVELS {
             let program = src.file_name().unwrap().to_string_lossy().to_string();
-            eprintln!("corpus: {program} {opt}");
+            progress.item(&format!("{program} {opt}"));
             let mut failures = Vec::new();
             let executable = build_fortran_executable(&src, opt, &opts.out).unwrap_or_else(|e| {
                 failures.push((format!("link {LINK_ARCH}"), e));
@@ -541,6 +550,7 @@ pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
         }
     }
+    progress.finish();
     Ok(Summary { builds })
 }
 

@@ -99,14 +99,20 @@ fn remarks_table() -> xtask::Result<()> {
     use xtask::static_cost::Runtime;
     let opts = corpus::Options::default();
     let work = opts.out.join("remarks");
-    println!("| program | omprt (clang 22) | LLVM 19 DeviceRTL (clang 19) |\n|---|---|---|");
-    for src in corpus::programs(&opts.programs)? {
+    // Printed at the end: a row printed under the progress line would share its line.
+    let mut table = String::from("| program | omprt (clang 22) | LLVM 19 DeviceRTL (clang 19) |\n|---|---|---|\n");
+    let sources = corpus::programs(&opts.programs)?;
+    let progress = xtask::progress::Progress::new("remarks", sources.len());
+    for src in sources {
+        progress.item(&src.file_name().unwrap().to_string_lossy());
         let show = |r: Vec<xtask::remarks::Remark>| {
             r.iter().map(|x| if x.line > 0 { format!("{} (l{})", x.id, x.line) } else { x.id.clone() }).collect::<Vec<_>>().join(", ")
         };
         let ours = show(remarks(&src, Runtime::Omprt, &work)?);
         let theirs = show(remarks(&src, Runtime::Llvm19, &work)?);
-        println!("| {} | {ours} | {theirs} |", src.file_name().unwrap().to_string_lossy());
+        table += &format!("| {} | {ours} | {theirs} |\n", src.file_name().unwrap().to_string_lossy());
     }
+    progress.finish();
+    print!("{table}");
     Ok(())
 }
