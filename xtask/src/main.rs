@@ -11,6 +11,8 @@ commands:
   corpus         compile tests-gpu/programs with clang 22 (C, C++) and flang 22
                  (Fortran) against the runtime (-O0 and -O2, ptxas for
                  sm_70/sm_80/sm_90) and check ABI needs
+  corpus --archs link a subset of the corpus for every supported arch
+                 (sm_70 ... sm_120) with the project's CUDA folder
   static-cost [-O0|-O2]
                  registers/stack/static shared memory of each linked corpus kernel (default
                  -O2), omprt (clang 22) vs LLVM 19's DeviceRTL (clang 19), with totals
@@ -29,6 +31,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("build-device") => build_device(),
         Some("check-abi") => check_abi(&[]),
+        Some("corpus") if args.get(1).is_some_and(|a| a == "--archs") => link_archs(),
+        Some("corpus") if args.len() > 1 => Err(format!("corpus takes nothing or --archs, not '{}'", args[1])),
         Some("corpus") => run_corpus(),
         Some("remarks") => remarks_table(),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
@@ -92,6 +96,12 @@ fn run_corpus() -> xtask::Result<()> {
     check_abi(&needed.collect::<Vec<_>>())?;
     let _ = tools::cuda_path()?;
     if summary.ok() && multi_file.ok() && fortran.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
+}
+
+fn link_archs() -> xtask::Result<()> {
+    let summary = corpus::check_archs(&corpus::Options::default())?;
+    println!("{}", summary.render());
+    if summary.ok() { Ok(()) } else { Err("a link for a supported arch failed".into()) }
 }
 
 fn remarks_table() -> xtask::Result<()> {
