@@ -30,7 +30,8 @@ fn main() -> ExitCode {
     let result = match chosen {
         Ok(Route::Nvidia(nvlink)) => {
             // Runs in this process's place: its output and exit code are nvlink's.
-            let e = std::process::Command::new(&nvlink).args(&args).exec();
+            // Named nvlink, as clang-nvlink-wrapper called it: its messages say "nvlink".
+            let e = std::process::Command::new(&nvlink).arg0("nvlink").args(&args).exec();
             Err(format!("cannot run {}: {e}", nvlink.display()))
         }
         Ok(Route::JitLink) => omprt_nvlink::jit_link(&toolkit, &link),

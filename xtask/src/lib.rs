@@ -7,6 +7,7 @@
 //! * [`abi_table`]: conformance against LLVM 22's `OMPKinds.def`
 //! * [`corpus`]: compiling OpenMP programs with clang 22 against the runtime
 //! * [`remarks`]: openmp-opt remark ids per program and runtime
+//! * [`package`]: the Debian package and the tarball (`cargo xtask package`)
 //! * [`progress`]: `N/M` progress lines of long commands on a terminal
 //! * [`static_cost`]: linked kernels' registers/stack/shared memory, omprt vs LLVM 19's runtime
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
@@ -17,6 +18,7 @@ pub mod corpus;
 pub mod device_build;
 pub mod fortran_modules;
 pub mod ir_rewrite;
+pub mod package;
 pub mod progress;
 pub mod remarks;
 pub mod static_cost;

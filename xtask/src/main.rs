@@ -22,6 +22,10 @@ commands:
   static-cost --bench
                  the same for the benchmark kernels (tests-gpu/bench, -O2), with GCC 12's
                  nvptx offloading as the third column
+  package        build target/omprt/omprt_<version>_amd64.deb and
+                 omprt-<version>-x86_64-linux.tar.gz (the runtime, the omprt CLI,
+                 its man page, copyright, changelog; scripts/package-check.sh
+                 checks and installs them)
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
   help           this text";
@@ -35,6 +39,9 @@ fn main() -> ExitCode {
         Some("corpus") if args.len() > 1 => Err(format!("corpus takes nothing or --archs, not '{}'", args[1])),
         Some("corpus") => run_corpus(),
         Some("remarks") => remarks_table(),
+        Some("package") => xtask::package::build().map(|a| {
+            println!("{}\n{}", a.deb.display(), a.tarball.display());
+        }),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
             "--bench" => xtask::bench_cost::table().map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
             "--lto" => xtask::static_cost::table(&corpus::Options::default(), "-O2 -foffload-lto").map(|rows| {
