@@ -52,7 +52,9 @@ field() { dpkg-deb -f "$deb" "$1"; }
     || die "Package/Version/Architecture: $(field Package) $(field Version) $(field Architecture)"
 case "$(field Depends)" in "clang-22 | flang-22, "*liboffload-22-dev*) ;; *) die "Depends: $(field Depends)" ;; esac
 [ -n "$(field Recommends)" ] && [ -n "$(field Maintainer)" ] && [ -n "$(field Installed-Size)" ] || die "Recommends/Maintainer/Installed-Size missing"
-dpkg-deb -I "$deb" | grep -q ' md5sums ' || die "no md5sums in the control archive"
+# Read whole first: grep -q stops early, and pipefail takes dpkg-deb's SIGPIPE for a failure.
+info=$(dpkg-deb -I "$deb")
+grep -q ' md5sums ' <<<"$info" || die "no md5sums in the control archive"
 say "lintian"
 lintian --fail-on error,warning "$deb" 2>&1 | grep -v "^running with root privileges" || true
 lintian --fail-on error,warning "$deb" >/dev/null 2>&1 || die "lintian reports errors or warnings (above)"
