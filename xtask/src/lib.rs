@@ -10,6 +10,7 @@
 //! * [`package`]: the Debian package and the tarball (`cargo xtask package`)
 //! * [`progress`]: `N/M` progress lines of long commands on a terminal
 //! * [`static_cost`]: linked kernels' registers/stack/shared memory, omprt vs LLVM 19's runtime
+//! * [`whole_program`]: kernels' registers if ptxas compiled the LTO module whole
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
 
 pub mod abi_table;
@@ -23,6 +24,7 @@ pub mod progress;
 pub mod remarks;
 pub mod static_cost;
 pub mod tools;
+pub mod whole_program;
 
 use std::path::PathBuf;
 

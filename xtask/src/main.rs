@@ -26,6 +26,10 @@ commands:
                  omprt-<version>-x86_64-linux.tar.gz (the runtime, the omprt CLI,
                  its man page, copyright, changelog; scripts/package-check.sh
                  checks and installs them)
+  static-cost --whole-program [--bench]
+                 registers and stack of each kernel at -O2 -foffload-lto as linked
+                 (ptxas -c + nvlink) and as ptxas compiles the same PTX whole
+                 (no nvlink), for the corpus or the benchmarks
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
   help           this text";
@@ -43,6 +47,12 @@ fn main() -> ExitCode {
             println!("{}\n{}", a.deb.display(), a.tarball.display());
         }),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
+            "--whole-program" => match args.get(2).map(String::as_str) {
+                None | Some("--bench") => xtask::whole_program::table_for(args.len() > 2).map(|rows| {
+                    println!("{}", xtask::whole_program::render(&rows));
+                }),
+                Some(other) => Err(format!("static-cost --whole-program takes nothing or --bench, not '{other}'")),
+            },
             "--bench" => xtask::bench_cost::table().map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
             "--lto" => xtask::static_cost::table(&corpus::Options::default(), "-O2 -foffload-lto").map(|rows| {
                 println!("{}", xtask::static_cost::render(&rows));
@@ -50,7 +60,7 @@ fn main() -> ExitCode {
             opt @ ("-O0" | "-O2") => xtask::static_cost::table(&corpus::Options::default(), opt).map(|rows| {
                 println!("{}", xtask::static_cost::render(&rows));
             }),
-            other => Err(format!("static-cost takes -O0, -O2, --lto or --bench, not '{other}'")),
+            other => Err(format!("static-cost takes -O0, -O2, --lto, --bench or --whole-program, not '{other}'")),
         },
         Some("help") | Some("--help") | Some("-h") | None => {
             println!("{HELP}");
