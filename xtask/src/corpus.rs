@@ -504,7 +504,8 @@ pub fn build_fortran_executable(src: &Path, opt: &str, out: &Path) -> Result<Pat
 
 /// Compiles the device side of the Fortran program `src` for `arch` into a
 /// cubin (runs ptxas on flang's code; the runtime is compiled at the device
-/// link, which nvlink 13 does only for `LINK_ARCH` here) and checks that every
+/// link, which the corpus makes for `LINK_ARCH` and [`check_archs`] for every
+/// supported arch) and checks that every
 /// symbol it leaves undefined is the CUDA toolchain's or one omprt exports
 /// (its runtime's, or a module constant of its Fortran member).
 pub fn check_fortran_device_object(src: &Path, opt: &str, arch: &str, out: &Path, runtime_exports: &BTreeSet<String>) -> Result<()> {
