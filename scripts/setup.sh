@@ -16,7 +16,7 @@
 #          ships them), libnvJitLink from CUDA 12.9 (nvidia-nvjitlink-cu12)
 #   cargo: the folder's bin/nvlink is omprt-nvlink (nvlink/): CUDA 13's nvlink
 #          (kept as bin/nvlink-nvidia) for the archs it links, libnvJitLink
-#          for sm_70/sm_72, which CUDA 13 dropped
+#          for sm_70/sm_72, which CUDA 13's nvlink does not link
 #   bench: gcc-12-offload-nvptx (apt), GCC's nvptx offloading, the third
 #          runtime scripts/bench-bundle.sh compares with (a warning, not an
 #          error, if it cannot be installed)
@@ -81,7 +81,7 @@ if [ ! -x "$cuda/bin/ptxas" ] || { [ ! -x "$cuda/bin/nvlink" ] && [ ! -x "$cuda/
     rm -rf "$cuda" && mv "$cuda.new" "$cuda"
 fi
 
-# sm_70 and sm_72: CUDA 13's nvlink dropped them, and no CUDA 12 wheel ships
+# sm_70 and sm_72: CUDA 13's nvlink does not link them, and no CUDA 12 wheel ships
 # an nvlink; libnvJitLink 12.9 links what ptxas 12.9 compiles. The folder's
 # bin/nvlink becomes omprt-nvlink, which runs NVIDIA's nvlink (moved to
 # bin/nvlink-nvidia) for the archs that one lists and libnvJitLink for the
