@@ -50,8 +50,14 @@ build_log="$bundle/BUILD.txt"
 } >"$build_log"
 
 # One build per runtime; a failure is recorded and the others go on.
+# `built` counts them (and the builds of a runtime that is not available)
+# for the progress line.
+built=0
+builds=$((${#programs[@]} * 4))
 build() { # runtime program cmd...
     local rt=$1 prog=$2; shift 2
+    built=$((built + 1))
+    progress bench-bundle $built $builds "$prog.$rt"
     if "$@" >"$work/$prog.$rt.log" 2>&1; then
         echo "built $prog.$rt" >>"$build_log"
     else
@@ -136,6 +142,7 @@ SHIM
         build llvm19 "$p" "$clang19" -O2 "${llvm19_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.llvm19" -lm
     done
 else
+    built=$((built + ${#programs[@]}))
     echo "NOT BUILT llvm19: clang-19, LLVM 19's DeviceRTL or libomp5-19 missing (run 'bash scripts/setup.sh')" >>"$build_log"
     say "the LLVM 19 anchor is not available: skipped"
 fi
@@ -149,6 +156,7 @@ if command -v gcc-12 >/dev/null && [ -x /usr/lib/gcc/x86_64-linux-gnu/12/accel/n
         build gcc "$p" gcc-12 -O2 "${gcc_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.gcc" -lm
     done
 else
+    built=$((built + ${#programs[@]}))
     echo "NOT BUILT gcc: gcc-12 or gcc-12-offload-nvptx missing (run 'bash scripts/setup.sh')" >>"$build_log"
     say "the GCC anchor is not available: skipped"
 fi
@@ -255,6 +263,7 @@ done
 # libLLVM.so.22.1 and .19.1 share much of their text: one xz stream with a
 # dictionary that spans both packs them ~5 MB smaller than two.
 (cd "$work" && find lib \( -type f -o -type l \) | sort | awk '/libLLVM/ {print; next} {rest[++n] = $0} END {for (i = 1; i <= n; ++i) print rest[i]}' >files)
+progress_done
 say "packing host libraries (xz, a few minutes)"
 tar -C "$work" -cf - -T "$work/files" | xz --lzma2=preset=9,dict=256MiB -T1 >"$bundle/libs.tar.xz"
 (cd "$work" && du -b $(find lib -type f | sort) | awk '{printf "carried %s (%d bytes)\n", $2, $1}') >>"$build_log"

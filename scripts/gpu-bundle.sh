@@ -19,9 +19,11 @@ bundle="$root/.gpu-bundle"
 ls "$corpus"/*.O2 >/dev/null 2>&1 || die "no corpus executables in $corpus: run 'cargo xtask corpus' first"
 
 rm -rf "$bundle" && mkdir -p "$bundle/corpus" "$bundle/lib"
+progress gpu-bundle 1 4 "executables"
 for exe in "$corpus"/*.O0 "$corpus"/*.O2 "$corpus"/*.O0lto "$corpus"/*.O2lto; do cp "$exe" "$bundle/corpus/"; done
 cp "$root"/tests-gpu/programs/*.expected "$bundle/corpus/"
 
+progress gpu-bundle 2 4 "host libraries"
 # Everything the host runtime loads except the C/C++ runtime the GPU machine has.
 skip='^(linux-vdso|libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl|librt)'
 lib=/usr/lib/llvm-22/lib/libomptarget.so.22.1
@@ -35,11 +37,14 @@ for needy in "$lib" "$corpus"/*.O2; do
         fi
     done
 done
+progress gpu-bundle 3 4 "packing libs.tar.xz"
 tar -C "$bundle" -cJf "$bundle/libs.tar.xz" lib
 rm -rf "$bundle/lib"
+progress gpu-bundle 4 4 "packing corpus.tar.xz"
 tar -C "$bundle" -cJf "$bundle/corpus.tar.xz" corpus
 rm -rf "$bundle/corpus"
 cp "$root/scripts/gpu-run.sh" "$bundle/run.sh"
 cp "$root/scripts/gpu-sanitize.sh" "$bundle/sanitize.sh"
 cp "$root/scripts/gpu-unpack.sh" "$bundle/unpack.sh"
+progress_done
 say "bundle ready: $(du -sh "$bundle" | cut -f1) in .gpu-bundle"

@@ -6,14 +6,20 @@
 # clang 22 looks, docs/abi.md#how-clang-finds-the-runtime), and, if /usr/local/cuda does not exist,
 # points it at the CUDA folder of .toolchain/cuda (clang's default --cuda-path).
 # Run as root after `cargo xtask build-device`. Undo: scripts/install.sh --uninstall
+# The Debian package (cargo xtask package) installs the same two files: while
+# it is installed this script leaves them alone (dpkg owns them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"
 dest=/usr/lib/llvm-22/lib/nvptx64-nvidia-cuda
 rt="$root/target/omprt/lib"
 [ "$(id -u)" = 0 ] || die "installing into $dest needs root: run 'sudo bash scripts/install.sh'"
+if owner=$(dpkg-query -S "$dest/libomptarget-nvptx.bc" 2>/dev/null); then
+    die "$dest/libomptarget-nvptx.bc belongs to the Debian package '${owner%%:*}': remove it first ('sudo apt remove ${owner%%:*}'), or keep using it"
+fi
 if [ "${1:-}" = --uninstall ]; then
     rm -f "$dest/libomptarget-nvptx.bc" "$dest/libompdevice.a"
+    rmdir "$dest" 2>/dev/null || true
     if [ -L /usr/local/cuda ] && [ "$(readlink /usr/local/cuda)" = "$root/.toolchain/cuda" ]; then rm /usr/local/cuda; fi
     say "uninstalled"
     exit 0

@@ -13,7 +13,10 @@
 #   PyPI:  a CUDA folder for `--cuda-path` under .toolchain/cuda, built from
 #          NVIDIA's wheels: ptxas + libdevice + headers from CUDA 12.9 (they
 #          still cover sm_70), nvlink + fatbinary from CUDA 13.0 (no cu12 wheel
-#          ships them).
+#          ships them), libnvJitLink from CUDA 12.9 (nvidia-nvjitlink-cu12)
+#   cargo: the folder's bin/nvlink is omprt-nvlink (nvlink/): CUDA 13's nvlink
+#          (kept as bin/nvlink-nvidia) for the archs it links, libnvJitLink
+#          for sm_70/sm_72, which CUDA 13's nvlink does not link
 #   bench: gcc-12-offload-nvptx (apt), GCC's nvptx offloading, the third
 #          runtime scripts/bench-bundle.sh compares with (a warning, not an
 #          error, if it cannot be installed)
@@ -25,6 +28,7 @@ APT_PACKAGES=(clang-22 llvm-22 llvm-22-dev llvm-22-tools liboffload-22 liboffloa
 CUDA12_NVCC=nvidia-cuda-nvcc-cu12==12.9.86
 CUDA12_RT=nvidia-cuda-runtime-cu12==12.9.79
 CUDA13_NVCC=nvidia-cuda-nvcc==13.0.88
+CUDA12_NVJITLINK=nvidia-nvjitlink-cu12==12.9.86
 
 need_root() {
     if [ "$(id -u)" != 0 ]; then
@@ -56,7 +60,7 @@ if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^rust-src
 fi
 
 cuda="$root/.toolchain/cuda"
-if [ ! -x "$cuda/bin/ptxas" ] || [ ! -x "$cuda/bin/nvlink" ] || [ ! -f "$cuda/nvvm/libdevice/libdevice.10.bc" ] || [ ! -f "$cuda/include/cuda.h" ]; then
+if [ ! -x "$cuda/bin/ptxas" ] || { [ ! -x "$cuda/bin/nvlink" ] && [ ! -x "$cuda/bin/nvlink-nvidia" ]; } || [ ! -f "$cuda/nvvm/libdevice/libdevice.10.bc" ] || [ ! -f "$cuda/include/cuda.h" ]; then
     command -v python3 >/dev/null || die "python3 not found: run 'apt-get install python3-pip'"
     python3 -m pip --version >/dev/null 2>&1 || die "pip not found: run 'apt-get install python3-pip'"
     say "assembling a CUDA folder from PyPI wheels in .toolchain/cuda"
@@ -75,6 +79,37 @@ if [ ! -x "$cuda/bin/ptxas" ] || [ ! -x "$cuda/bin/nvlink" ] || [ ! -f "$cuda/nv
     chmod +x "$cuda.new"/bin/*
     echo "ptxas/libdevice/headers: CUDA 12.9 ($CUDA12_NVCC, $CUDA12_RT); nvlink/fatbinary: $CUDA13_NVCC" > "$cuda.new/SOURCES"
     rm -rf "$cuda" && mv "$cuda.new" "$cuda"
+fi
+
+# sm_70 and sm_72: CUDA 13's nvlink does not link them, and no CUDA 12 wheel ships
+# an nvlink; libnvJitLink 12.9 links what ptxas 12.9 compiles. The folder's
+# bin/nvlink becomes omprt-nvlink, which runs NVIDIA's nvlink (moved to
+# bin/nvlink-nvidia) for the archs that one lists and libnvJitLink for the
+# rest (docs/install.md, "Toolkit per architecture").
+if [ ! -f "$cuda/lib64/libnvJitLink.so.12" ]; then
+    say "adding libnvJitLink ($CUDA12_NVJITLINK) to .toolchain/cuda/lib64"
+    tmpj=$(mktemp -d)
+    python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmpj" "$CUDA12_NVJITLINK" >/tmp/omprt-pip.log 2>&1 \
+        || die "downloading $CUDA12_NVJITLINK failed; see /tmp/omprt-pip.log"
+    python3 -m zipfile -e "$tmpj"/*.whl "$tmpj/x"
+    mkdir -p "$cuda/lib64"
+    cp "$tmpj/x/nvidia/nvjitlink/lib/libnvJitLink.so.12" "$cuda/lib64/.libnvJitLink.so.12.new"
+    mv "$cuda/lib64/.libnvJitLink.so.12.new" "$cuda/lib64/libnvJitLink.so.12"
+    echo "libnvJitLink: $CUDA12_NVJITLINK" >>"$cuda/SOURCES"
+    rm -rf "$tmpj"
+fi
+if [ ! -x "$cuda/bin/nvlink-nvidia" ]; then
+    "$cuda/bin/nvlink" --version 2>/dev/null | grep -q "Cuda compilation tools" \
+        || die "$cuda/bin/nvlink is not NVIDIA's nvlink: remove $cuda and run 'bash scripts/setup.sh' again"
+    mv "$cuda/bin/nvlink" "$cuda/bin/nvlink-nvidia"
+fi
+# Rebuilt when nvlink/ changes (cargo is quiet when nothing did).
+cargo build -q --release -p omprt-nvlink --manifest-path "$root/Cargo.toml" \
+    || die "'cargo build --release -p omprt-nvlink' failed"
+if ! cmp -s "$root/target/release/omprt-nvlink" "$cuda/bin/nvlink"; then
+    say "installing omprt-nvlink as .toolchain/cuda/bin/nvlink"
+    cp "$root/target/release/omprt-nvlink" "$cuda/bin/.nvlink.new"
+    mv "$cuda/bin/.nvlink.new" "$cuda/bin/nvlink"
 fi
 
 llvm19="$root/.toolchain/llvm19"

@@ -3,7 +3,8 @@
 # runtime, runs the Rust tests (host simulation, ABI layouts, IR rewrite,
 # ABI-table conformance, lowering corpus with clang 22, flang 22 + ptxas, the
 # static-cost bars and the generated lowering report), and, under CI, the
-# install step. GPU runs are separate: see docs/testing.md.
+# install step and the Debian package (scripts/package-check.sh). GPU runs
+# are separate: see docs/testing.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"
@@ -26,5 +27,7 @@ if [ "${CI:-}" = true ]; then
     # -O0 with `use omp_lib`: the archive's Fortran member defines its constants.
     flang-22 -O0 -fopenmp --offload-arch=sm_90 tests-gpu/programs/fortran_regions.f90 -o "$tmp/fortran_regions"
     say "plain 'flang-22 -fopenmp --offload-arch=sm_90' links against the installed omprt"
+    # The package over install.sh's files: they come back after its removal.
+    bash scripts/package-check.sh
     bash scripts/install.sh --uninstall
 fi

@@ -7,6 +7,29 @@ use std::process::Command;
 /// The compiler omprt targets; `scripts/setup.sh` installs it.
 pub const CLANG: &str = "clang-22";
 
+/// Where plain clang-22 finds the runtime, and where the Debian package and
+/// `scripts/install.sh` put it.
+pub const INSTALL_DIR: &str = "/usr/lib/llvm-22/lib/nvptx64-nvidia-cuda";
+
+/// Whether this binary runs from the checkout it was built in; an installed
+/// one (the Debian package's `/usr/bin/omprt`, the tarball's) does not.
+pub fn runs_from_checkout() -> bool {
+    let layout = Layout::of_this_checkout();
+    std::env::current_exe().is_ok_and(|exe| exe.starts_with(&layout.root)) && layout.root.join("scripts/install.sh").is_file()
+}
+
+/// The flags an installed binary prints for `arch`: none beyond offloading
+/// itself, since the runtime is where clang-22 looks.
+pub fn installed_flags(arch: &str) -> Result<Vec<String>, String> {
+    if !valid_arch(arch) {
+        return Err(format!("'{arch}' is not an NVIDIA arch such as sm_90"));
+    }
+    if !Path::new(INSTALL_DIR).join("libomptarget-nvptx.bc").is_file() {
+        return Err(format!("omprt's runtime is not in {INSTALL_DIR}: run 'omprt doctor' to see why"));
+    }
+    Ok(vec!["-fopenmp".into(), format!("--offload-arch={arch}")])
+}
+
 /// Locations of a built omprt checkout.
 pub struct Layout {
     pub root: PathBuf,

@@ -9,8 +9,10 @@
 //!   one);
 //! * [`launch`]: launch geometry the way LLVM 22's libomptarget chooses it,
 //!   and kernel launches with the launch-environment parameter;
-//! * [`report`]: the tables `omprt info` and `omprt devices` print.
+//! * [`report`]: the tables `omprt info` and `omprt devices` print;
+//! * [`doctor`]: `omprt doctor`, whether offloading works on this machine.
 
+pub mod doctor;
 pub mod driver;
 pub mod image;
 pub mod launch;

@@ -33,9 +33,19 @@ commands:
                  of each buffer as i32. KERNEL may be a unique suffix of the
                  name (e.g. main_l9).
   flags [ARCH]   print the clang-22 flags that build against this checkout's
-                 runtime (ARCH defaults to sm_90), e.g.
+                 runtime (ARCH defaults to sm_90; installed, the runtime is
+                 where clang-22 looks and no flag names it), e.g.
                  clang-22 -O2 $(omprt flags sm_90) prog.c -o prog
   paths          print where the runtime and the CUDA folder are
+  doctor [--arch ARCH] [--cuda-path DIR]
+                 tell whether OpenMP offloading to NVIDIA works on this machine:
+                 clang-22/flang-22, the runtime where clang-22 looks
+                 (OMPRT_INSTALL_DIR: look elsewhere), the CUDA toolkit and the
+                 archs its ptxas/nvlink take, libomptarget, the driver and
+                 GPUs; then build a target region for ARCH (default: the
+                 GPU's, or sm_90) and, with a GPU, run it under
+                 OMP_TARGET_OFFLOAD=MANDATORY. Each problem line ends with
+                 its fix; exit 0 when programs build (no GPU: a warning)
   help           this text
 
 exit codes: 0 ok, 1 error, 2 usage, 3 no GPU (no CUDA driver or device)";
@@ -194,6 +204,37 @@ fn launch_command(args: &[String]) -> Result<String, LaunchFailure> {
     Ok(out)
 }
 
+/// `omprt flags`: this checkout's runtime and CUDA folder, or, installed,
+/// nothing beyond offloading (the runtime is where clang-22 looks).
+fn flags(layout: &Layout, arch: &str) -> Result<Vec<String>, String> {
+    if omprt_host::layout::runs_from_checkout() { layout.clang_flags(arch) } else { omprt_host::layout::installed_flags(arch) }
+}
+
+/// `omprt doctor`'s options over what the environment says.
+fn doctor_inputs(args: &[String]) -> Result<omprt_host::doctor::Inputs, String> {
+    let mut inputs = omprt_host::doctor::Inputs::from_environment();
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let (flag, inline) = match flag.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (flag.as_str(), None),
+        };
+        let mut value = || inline.clone().or_else(|| rest.next().cloned()).ok_or_else(|| format!("doctor: {flag} needs a value"));
+        match flag {
+            "--arch" => {
+                let arch = value()?;
+                if !omprt_host::valid_arch(&arch) {
+                    return Err(format!("doctor: '{arch}' is not an NVIDIA arch such as sm_90"));
+                }
+                inputs.arch = Some(arch);
+            }
+            "--cuda-path" => inputs.cuda_path = Some(value()?.into()),
+            other => return Err(format!("doctor: unknown option '{other}'")),
+        }
+    }
+    Ok(inputs)
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let layout = Layout::of_this_checkout();
@@ -218,19 +259,34 @@ fn main() -> ExitCode {
             Err(LaunchFailure::Other(m)) => error(m),
             Err(LaunchFailure::Driver(e)) => driver_failure(e),
         },
-        (Some("flags"), [] | [_]) => match layout.clang_flags(rest.first().map_or("sm_90", String::as_str)) {
+        (Some("flags"), [] | [_]) => match flags(&layout, rest.first().map_or("sm_90", String::as_str)) {
             Ok(flags) => {
                 println!("{}", flags.join(" "));
                 ExitCode::SUCCESS
             }
             Err(e) => error(e),
         },
+        (Some("paths"), []) if !omprt_host::layout::runs_from_checkout() => {
+            let dir = std::path::Path::new(omprt_host::layout::INSTALL_DIR);
+            println!("runtime bitcode: {}", dir.join("libomptarget-nvptx.bc").display());
+            println!("runtime archive: {}", dir.join("libompdevice.a").display());
+            println!("cuda folder:     the one clang-22 finds (see 'omprt doctor')");
+            ExitCode::SUCCESS
+        }
         (Some("paths"), []) => {
             println!("runtime bitcode: {}", layout.bitcode().display());
             println!("runtime archive: {}", layout.runtime_dir().join("libompdevice.a").display());
             println!("cuda folder:     {}", layout.cuda_dir().display());
             ExitCode::SUCCESS
         }
+        (Some("doctor"), _) => match doctor_inputs(rest) {
+            Ok(inputs) => {
+                let report = omprt_host::doctor::run(&inputs);
+                print!("{}", report.render());
+                ExitCode::from(report.exit_code())
+            }
+            Err(m) => usage(m),
+        },
         (Some("help" | "--help" | "-h") | None, _) => {
             println!("{HELP}");
             ExitCode::SUCCESS

@@ -142,8 +142,11 @@ pub fn default_work() -> PathBuf {
 pub fn table(work: &Path) -> Result<Vec<BenchRow>> {
     let dir = repo_root().join("tests-gpu/bench");
     let mut rows = Vec::new();
-    for src in crate::corpus::programs(&dir)? {
+    let sources = crate::corpus::programs(&dir)?;
+    let progress = crate::progress::Progress::new("static-cost --bench", sources.len());
+    for src in sources {
         let program = src.file_name().unwrap().to_string_lossy().to_string();
+        progress.item(&program);
         let ours = static_cost::kernel_costs(&static_cost::executable(&src, Runtime::Omprt, "-O2", work)?)?;
         let theirs = static_cost::executable(&src, Runtime::Llvm19, "-O2", work).and_then(|e| static_cost::kernel_costs(&e))?;
         let clang: BTreeMap<String, (Option<Cost>, Option<Cost>)> =
@@ -151,6 +154,7 @@ pub fn table(work: &Path) -> Result<Vec<BenchRow>> {
         let gcc = gcc_kernel_costs(&src, work)?;
         rows.extend(pair(&program, &clang, &gcc));
     }
+    progress.finish();
     Ok(rows)
 }
 

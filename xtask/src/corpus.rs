@@ -13,6 +13,7 @@
 //! Fortran programs (`*.f90`) go through flang 22 instead, at the same levels
 //! ([`check_fortran_all`]).
 
+use crate::progress::Progress;
 use crate::{Result, abi_table, repo_root, runtime_dir, tools};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -22,6 +23,25 @@ use std::process::Command;
 pub const ARCHS: [&str; 3] = ["sm_70", "sm_80", "sm_90"];
 /// Arch of the linked executables (the GPUs lent to this project are Hopper).
 pub const LINK_ARCH: &str = "sm_90";
+/// Archs the project's CUDA folder links (docs/install.md, "Toolkit per
+/// architecture"): sm_70 through libnvJitLink, the others through CUDA 13's
+/// nvlink (`nvlink/`, the folder's `bin/nvlink`).
+pub const SUPPORTED_ARCHS: [&str; 8] = ["sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"];
+/// The corpus links [`check_archs`] makes for every arch of
+/// [`SUPPORTED_ARCHS`] (program, flags): one image from one module (saxpy,
+/// also with `-foffload-lto`), the heap and tasks, a -O0 build whose runtime
+/// calls stay out of line (the archive's stateless functions: more than one
+/// cubin to link), the C library functions (device printf and malloc), and
+/// flang at -O0 (the whole runtime and the module constants from the archive).
+/// About 80 s on two cores for the eight archs.
+pub const ARCH_LINKS: [(&str, &str); 6] = [
+    ("saxpy.c", "-O2"),
+    ("saxpy.c", "-O2 -foffload-lto"),
+    ("tasks.c", "-O2"),
+    ("generic_regions.c", "-O0"),
+    ("device_libc.c", "-O2"),
+    ("fortran_regions.f90", "-O0"),
+];
 pub const OPT_LEVELS: [&str; 2] = ["-O0", "-O2"];
 /// Undefined symbols a cubin may keep: the CUDA toolchain resolves them
 /// (device printf and heap, nvlink's per-arch tables on sm_90, and the
@@ -73,7 +93,9 @@ impl Summary {
         let mut s = String::new();
         for b in &self.builds {
             let status = if b.failures.is_empty() { "ok".to_string() } else { "FAILED".to_string() };
-            if b.program.ends_with('/') {
+            if b.opt.starts_with("sm_") {
+                s += &format!("{:<20} link {}: {status}\n", b.program, b.opt);
+            } else if b.program.ends_with('/') {
                 s += &format!("{:<20} {:<4} link {LINK_ARCH} -foffload-lto, files compiled apart: {status}\n", b.program, b.opt);
             } else {
                 let lto = if b.program.ends_with(".f90") { "" } else { " (and -foffload-lto)" };
@@ -373,10 +395,12 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
     let runtime_exports = runtime_exports()?;
     let mut builds = Vec::new();
-    for src in programs(&opts.programs)? {
+    let sources = programs(&opts.programs)?;
+    let progress = Progress::new("corpus", sources.len() * OPT_LEVELS.len());
+    for src in sources {
         for opt in OPT_LEVELS {
             let program = src.file_name().unwrap().to_string_lossy().to_string();
-            eprintln!("corpus: {program} {opt}");
+            progress.item(&format!("{program} {opt}"));
             let mut failures = Vec::new();
             let executable = match build_executable(&src, opt, &opts.out) {
                 Ok(exe) => exe,
@@ -406,6 +430,7 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
         }
     }
+    progress.finish();
     Ok(Summary { builds })
 }
 
@@ -415,10 +440,12 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
 pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
     std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
     let mut builds = Vec::new();
-    for folder in multi_file_programs(&opts.programs)? {
+    let folders = multi_file_programs(&opts.programs)?;
+    let progress = Progress::new("corpus (multi-file)", folders.len() * OPT_LEVELS.len());
+    for folder in folders {
         for opt in OPT_LEVELS {
             let program = format!("{}/", folder.file_name().unwrap().to_string_lossy());
-            eprintln!("corpus: {program} {opt} -foffload-lto");
+            progress.item(&format!("{program} {opt} -foffload-lto"));
             let mut failures = Vec::new();
             let executable = build_multi_file_lto_executable(&folder, opt, &opts.out).unwrap_or_else(|e| {
                 failures.push((format!("link {LINK_ARCH} -foffload-lto"), e));
@@ -437,6 +464,7 @@ pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
         }
     }
+    progress.finish();
     Ok(Summary { builds })
 }
 
@@ -476,7 +504,8 @@ pub fn build_fortran_executable(src: &Path, opt: &str, out: &Path) -> Result<Pat
 
 /// Compiles the device side of the Fortran program `src` for `arch` into a
 /// cubin (runs ptxas on flang's code; the runtime is compiled at the device
-/// link, which nvlink 13 does only for `LINK_ARCH` here) and checks that every
+/// link, which the corpus makes for `LINK_ARCH` and [`check_archs`] for every
+/// supported arch) and checks that every
 /// symbol it leaves undefined is the CUDA toolchain's or one omprt exports
 /// (its runtime's, or a module constant of its Fortran member).
 pub fn check_fortran_device_object(src: &Path, opt: &str, arch: &str, out: &Path, runtime_exports: &BTreeSet<String>) -> Result<()> {
@@ -511,10 +540,12 @@ pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
     runtime_exports.extend(crate::fortran_modules::defined_constants(&fortran_member)?);
     let definitions = abi_table::parse_ll_definitions(&ir);
     let mut builds = Vec::new();
-    for src in fortran_programs(&opts.programs)? {
+    let sources = fortran_programs(&opts.programs)?;
+    let progress = Progress::new("corpus (Fortran)", sources.len() * OPT_LEVELS.len());
+    for src in sources {
         for opt in OPT_LEVELS {
             let program = src.file_name().unwrap().to_string_lossy().to_string();
-            eprintln!("corpus: {program} {opt}");
+            progress.item(&format!("{program} {opt}"));
             let mut failures = Vec::new();
             let executable = build_fortran_executable(&src, opt, &opts.out).unwrap_or_else(|e| {
                 failures.push((format!("link {LINK_ARCH}"), e));
@@ -539,6 +570,62 @@ pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
                 }
             };
             builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
+        }
+    }
+    progress.finish();
+    Ok(Summary { builds })
+}
+
+/// Links `src` (C, C++ or Fortran) with `flags` for `arch` into
+/// `out/<name>.<arch><flags without spaces>` and checks that its one device
+/// image is a cubin for `arch`.
+pub fn link_for_arch(src: &Path, flags: &str, arch: &str, out: &Path) -> Result<PathBuf> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let exe = out.join(format!("{name}.{arch}{}", flags.replace(' ', "")));
+    let mut cmd = if src.extension().is_some_and(|x| x == "f90") {
+        let mut c = flang_with_cuda_on_path()?;
+        c.args(flags.split_whitespace())
+            .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
+            .arg(format!("-L{}", runtime_dir().display()));
+        c
+    } else {
+        let mut c = Command::new(compiler_for(src)?);
+        c.args(flags.split_whitespace()).args(user_flags(arch)?);
+        c
+    };
+    tools::run(cmd.arg(src).arg("-o").arg(&exe))?;
+    let data = std::fs::read(&exe).map_err(|e| format!("cannot read {}: {e}", exe.display()))?;
+    let input = omprt_host::image::read(&data).map_err(|e| format!("{}: {e}", exe.display()))?;
+    let [image] = input.images.as_slice() else {
+        return Err(format!("{}: {} device images, expected one", exe.display(), input.images.len()));
+    };
+    let sm = match image.cubin() {
+        Some(Ok(cubin)) => cubin.sm,
+        Some(Err(e)) => return Err(format!("{}: {e}", exe.display())),
+        None => return Err(format!("{}: the device image is not a cubin", exe.display())),
+    };
+    if image.arch != arch || format!("sm_{sm}") != arch {
+        return Err(format!("{}: an image for {} whose cubin is for sm_{sm}, expected {arch}", exe.display(), image.arch));
+    }
+    Ok(exe)
+}
+
+/// Links [`ARCH_LINKS`] for every arch of [`SUPPORTED_ARCHS`]; each build's
+/// `opt` is `<arch> <flags>`.
+pub fn check_archs(opts: &Options) -> Result<Summary> {
+    let out = opts.out.join("archs");
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let progress = Progress::new("corpus (archs)", SUPPORTED_ARCHS.len() * ARCH_LINKS.len());
+    let mut builds = Vec::new();
+    for arch in SUPPORTED_ARCHS {
+        for (program, flags) in ARCH_LINKS {
+            progress.item(&format!("{program} {flags} {arch}"));
+            let mut failures = Vec::new();
+            let executable = link_for_arch(&opts.programs.join(program), flags, arch, &out).unwrap_or_else(|e| {
+                failures.push((format!("link {arch}"), e));
+                PathBuf::new()
+            });
+            builds.push(Build { program: program.to_string(), opt: format!("{arch} {flags}"), executable, needed: BTreeSet::new(), failures });
         }
     }
     Ok(Summary { builds })

@@ -8,9 +8,12 @@
 //! * [`corpus`]: compiling OpenMP programs with clang 22 against the runtime
 //! * [`prose`]: comment lines that record history (dates, figures, outside references)
 //! * [`remarks`]: openmp-opt remark ids per program and runtime
+//! * [`package`]: the Debian package and the tarball (`cargo xtask package`)
+//! * [`progress`]: `N/M` progress lines of long commands on a terminal
 //! * [`static_cost`]: linked kernels' registers/stack/shared memory, omprt vs LLVM 19's runtime
 //! * [`bench_cost`]: the same for the benchmark kernels, with GCC 12's as a third column
 //! * [`report`]: docs/lowering-report.md from those tables ([`report_notes`]: its explanations)
+//! * [`whole_program`]: kernels' registers if ptxas compiled the LTO module whole
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
 
 pub mod abi_table;
@@ -20,11 +23,14 @@ pub mod device_build;
 pub mod fortran_modules;
 pub mod ir_rewrite;
 pub mod prose;
+pub mod package;
+pub mod progress;
 pub mod remarks;
 pub mod report;
 pub mod report_notes;
 pub mod static_cost;
 pub mod tools;
+pub mod whole_program;
 
 use std::path::PathBuf;
 

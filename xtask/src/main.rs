@@ -11,6 +11,8 @@ commands:
   corpus         compile tests-gpu/programs with clang 22 (C, C++) and flang 22
                  (Fortran) against the runtime (-O0 and -O2, ptxas for
                  sm_70/sm_80/sm_90) and check ABI needs
+  corpus --archs link a subset of the corpus for every supported arch
+                 (sm_70 ... sm_120) with the project's CUDA folder
   static-cost [-O0|-O2]
                  registers/stack/static shared memory of each linked corpus kernel (default
                  -O2), omprt (clang 22) vs LLVM 19's DeviceRTL (clang 19), with totals
@@ -20,6 +22,14 @@ commands:
   static-cost --bench
                  the same for the benchmark kernels (tests-gpu/bench, -O2), with GCC 12's
                  nvptx offloading as the third column
+  package        build target/omprt/omprt_<version>_amd64.deb and
+                 omprt-<version>-x86_64-linux.tar.gz (the runtime, the omprt CLI,
+                 its man page, copyright, changelog; scripts/package-check.sh
+                 checks and installs them)
+  static-cost --whole-program [--bench]
+                 registers and stack of each kernel at -O2 -foffload-lto as linked
+                 (ptxas -c + nvlink) and as ptxas compiles the same PTX whole
+                 (no nvlink), for the corpus or the benchmarks
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
   prose [DIR...] comment lines in .rs files under DIR (default: abi device-rtl
@@ -36,6 +46,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("build-device") => build_device(),
         Some("check-abi") => check_abi(&[]),
+        Some("corpus") if args.get(1).is_some_and(|a| a == "--archs") => link_archs(),
+        Some("corpus") if args.len() > 1 => Err(format!("corpus takes nothing or --archs, not '{}'", args[1])),
         Some("corpus") => run_corpus(),
         Some("remarks") => remarks_table(),
         Some("prose") => prose(&args[1..]),
@@ -44,7 +56,16 @@ fn main() -> ExitCode {
             Some("--check") => report(true),
             Some(other) => Err(format!("report takes --check or nothing, not '{other}'")),
         },
+        Some("package") => xtask::package::build().map(|a| {
+            println!("{}\n{}", a.deb.display(), a.tarball.display());
+        }),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
+            "--whole-program" => match args.get(2).map(String::as_str) {
+                None | Some("--bench") => xtask::whole_program::table_for(args.len() > 2).map(|rows| {
+                    println!("{}", xtask::whole_program::render(&rows));
+                }),
+                Some(other) => Err(format!("static-cost --whole-program takes nothing or --bench, not '{other}'")),
+            },
             "--bench" => xtask::bench_cost::table(&xtask::bench_cost::default_work()).map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
             "--lto" => xtask::static_cost::table(&corpus::Options::default(), "-O2 -foffload-lto").map(|rows| {
                 println!("{}", xtask::static_cost::render(&rows));
@@ -52,7 +73,7 @@ fn main() -> ExitCode {
             opt @ ("-O0" | "-O2") => xtask::static_cost::table(&corpus::Options::default(), opt).map(|rows| {
                 println!("{}", xtask::static_cost::render(&rows));
             }),
-            other => Err(format!("static-cost takes -O0, -O2, --lto or --bench, not '{other}'")),
+            other => Err(format!("static-cost takes -O0, -O2, --lto, --bench or --whole-program, not '{other}'")),
         },
         Some("help") | Some("--help") | Some("-h") | None => {
             println!("{HELP}");
@@ -105,6 +126,12 @@ fn run_corpus() -> xtask::Result<()> {
     check_abi(&needed.collect::<Vec<_>>())?;
     let _ = tools::cuda_path()?;
     if summary.ok() && multi_file.ok() && fortran.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
+}
+
+fn link_archs() -> xtask::Result<()> {
+    let summary = corpus::check_archs(&corpus::Options::default())?;
+    println!("{}", summary.render());
+    if summary.ok() { Ok(()) } else { Err("a link for a supported arch failed".into()) }
 }
 
 fn prose(dirs: &[String]) -> xtask::Result<()> {

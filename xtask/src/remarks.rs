@@ -51,16 +51,21 @@ impl RemarkRow {
 
 /// Every C and C++ program of the corpus with both runtimes, compiled in `work`.
 pub fn table(opts: &corpus::Options, work: &Path) -> Result<Vec<RemarkRow>> {
-    corpus::programs(&opts.programs)?
+    let sources = corpus::programs(&opts.programs)?;
+    let progress = crate::progress::Progress::new("remarks", sources.len());
+    let rows = sources
         .iter()
         .map(|src| {
+            progress.item(&src.file_name().unwrap().to_string_lossy());
             Ok(RemarkRow {
                 program: src.file_name().unwrap().to_string_lossy().to_string(),
                 omprt: remarks(src, Runtime::Omprt, work)?,
                 llvm19: remarks(src, Runtime::Llvm19, work)?,
             })
         })
-        .collect()
+        .collect();
+    progress.finish();
+    rows
 }
 
 /// A markdown table: each program's remark ids, with their lines, per runtime.

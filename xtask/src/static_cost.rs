@@ -5,6 +5,7 @@
 //! libomp-19-dev and libomp5-19). These figures need no GPU; timings are
 //! separate benchmarks.
 
+use crate::progress::Progress;
 use crate::{Result, corpus, repo_root, tools};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -135,8 +136,11 @@ pub struct Row {
 pub fn table(opts: &corpus::Options, opt: &str) -> Result<Vec<Row>> {
     let work = opts.out.join("static-cost");
     let mut rows = Vec::new();
-    for src in corpus::programs(&opts.programs)? {
+    let sources = corpus::programs(&opts.programs)?;
+    let progress = Progress::new(&format!("static-cost {opt}"), sources.len());
+    for src in sources {
         let program = src.file_name().unwrap().to_string_lossy().to_string();
+        progress.item(&program);
         let ours = kernel_costs(&executable(&src, Runtime::Omprt, opt, &work)?)?;
         let (theirs, error) = match executable(&src, Runtime::Llvm19, opt, &work).and_then(|e| kernel_costs(&e)) {
             Ok(c) => (c, None),
@@ -153,6 +157,7 @@ pub fn table(opts: &corpus::Options, opt: &str) -> Result<Vec<Row>> {
             });
         }
     }
+    progress.finish();
     Ok(rows)
 }
 

@@ -47,7 +47,7 @@ pub fn is_cubin(data: &[u8]) -> bool {
 /// What one cubin holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cubin<'data> {
-    /// `sm_NN` from `e_flags` bits 8..16 (ptxas' EF_CUDA_SM field).
+    /// `sm_NN` from `e_flags` (ptxas' EF_CUDA_SM field, see [`sm_of`]).
     pub sm: u32,
     /// Kernels in symbol-table order.
     pub kernels: Vec<Kernel<'data>>,
@@ -134,6 +134,13 @@ impl Resources {
     }
 }
 
+/// The `sm_NN` number in a cubin's `e_flags`: bits 8..16 in the ELF ABI
+/// version 8 that CUDA 13's tools write, the low byte in version 7 (CUDA 12's
+/// ptxas and libnvJitLink: sm_70 is `0x460546`, where bits 8..16 hold 5).
+pub fn sm_of(abi_version: u8, e_flags: u32) -> u32 {
+    if abi_version >= 8 { (e_flags >> 8) & 0xff } else { e_flags & 0xff }
+}
+
 /// Reads the kernels of a cubin.
 pub fn parse(data: &[u8]) -> Result<Cubin<'_>, ImageError> {
     let header = Elf::parse(data).reading("cubin ELF header")?;
@@ -141,7 +148,7 @@ pub fn parse(data: &[u8]) -> Result<Cubin<'_>, ImageError> {
     if header.e_machine(endian) != object::elf::EM_CUDA {
         return Err(ImageError::UnsupportedElf { what: "e_machine is not EM_CUDA (190)" });
     }
-    let sm = (header.e_flags(endian) >> 8) & 0xff;
+    let sm = sm_of(header.e_ident().abi_version, header.e_flags(endian));
     let sections = header.sections(endian, data).reading("cubin section headers")?;
     let symbols = sections.symbols(endian, data, SHT_SYMTAB).reading("cubin symbol table")?;
 
@@ -269,4 +276,17 @@ fn read_environment<'data>(
         reduction_data_size: word(20)?,
         reduction_buffer_length: word(24)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sm_of;
+
+    #[test]
+    fn the_arch_is_read_where_each_elf_abi_version_puts_it() {
+        // e_flags of `ptxas -c` 12.9 (sm_70, sm_90), nvlink 13 (sm_90).
+        assert_eq!(sm_of(7, 0x0046_0546), 70);
+        assert_eq!(sm_of(7, 0x005a_055a), 90);
+        assert_eq!(sm_of(8, 0x0600_5a04), 90);
+    }
 }
