@@ -7,6 +7,7 @@
 //! * [`abi_table`]: conformance against LLVM 22's `OMPKinds.def`
 //! * [`corpus`]: compiling OpenMP programs with clang 22 against the runtime
 //! * [`remarks`]: openmp-opt remark ids per program and runtime
+//! * [`plot`]: BabelStream's results as an SVG bar chart (`cargo xtask plot`)
 //! * [`static_cost`]: linked kernels' registers/stack/shared memory, omprt vs LLVM 19's runtime
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
 
@@ -16,6 +17,7 @@ pub mod corpus;
 pub mod device_build;
 pub mod fortran_modules;
 pub mod ir_rewrite;
+pub mod plot;
 pub mod remarks;
 pub mod static_cost;
 pub mod tools;

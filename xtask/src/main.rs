@@ -20,6 +20,11 @@ commands:
   static-cost --bench
                  the same for the benchmark kernels (tests-gpu/bench, -O2), with GCC 12's
                  nvptx offloading as the third column
+  plot [FILE] [-o OUT.svg] [--float]
+                 BabelStream's GB/s per kernel and build as an SVG bar chart (CUDA's
+                 as the reference line) from FILE, by default the newest
+                 tests-gpu/results/*-bench*.txt with BabelStream figures; writes
+                 docs/images/babelstream.svg unless -o says otherwise
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
   help           this text";
@@ -31,6 +36,7 @@ fn main() -> ExitCode {
         Some("check-abi") => check_abi(&[]),
         Some("corpus") => run_corpus(),
         Some("remarks") => remarks_table(),
+        Some("plot") => xtask::plot::run(&args[1..]).map(|(from, to)| eprintln!("plotted {} into {}", from.display(), to.display())),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
             "--bench" => xtask::bench_cost::table().map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
             "--lto" => xtask::static_cost::table(&corpus::Options::default(), "-O2 -foffload-lto").map(|rows| {
