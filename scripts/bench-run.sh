@@ -429,7 +429,7 @@ summary="$out/bench.txt"
             done | awk -v rt="$rt" -v name="$name" -v vars="$vars" -v grid="$(awk -v rt="$rt" -v n="$name" '$1 == rt && $2 == n { $1 = ""; $2 = ""; sub(/^ +/, ""); print; exit }' "$bs_grid_dir/grids.txt" 2>/dev/null)" "$awk_median"'
                 { v[$3] = v[$3] " " $4 }
                 function c(k) { return v[k] == "" ? "FAIL" : sprintf("%.1f", median(v[k])) }
-                END { printf "%-9s %-28s %8s %8s %8s %8s %8s   %s\n", rt, name, c("Copy"), c("Mul"), c("Add"), c("Triad"), c("Dot"), grid (vars == "" ? "" : ", " vars) }'
+                END { printf "%-9s %-28s %8s %8s %8s %8s %8s   %s\n", rt, name, c("Copy"), c("Mul"), c("Add"), c("Triad"), c("Dot"), (grid == "" ? "-" : grid) (vars == "" ? "" : ", " vars) }'
         done <<<"$bs_grid_variants"
     fi
 } >"$summary"
