@@ -8,6 +8,20 @@
 #                         (.toolchain/llvm19), device image made whole-program by
 #                         ptxas 12.9 instead of CUDA 13's nvlink (see below)
 #   bin/<program>.gcc     gcc 12 -O2 -foffload=nvptx-none (-misa=sm_80)
+#   bin/launch.cuda       launch.c's empty kernels as a CUDA program (clang 22
+#                         -x cuda, libcudart linked statically)
+#   bin/babelstream.<rt>  BabelStream's OpenMP model (src/omp/) built the four
+#                         ways above at -O3 (BabelStream's release flags), and
+#                         its CUDA model (src/cuda/) as babelstream.cuda, from
+#                         $BABELSTREAM_DIR (default ../shared/bench/babelstream
+#                         next to the checkout; never copied into the project).
+#                         The CUDA model links NVML (the driver's
+#                         libnvidia-ml.so.1 on the GPU machine) through a link
+#                         stub made here, which is not carried.
+#   lib/nvml-fallback/libnvidia-ml.so.1  stands in for NVML only where the
+#                         driver's fails (run.sh says so in its results):
+#                         BabelStream's CUDA model reads the memory clock for
+#                         its banner and exits on an NVML error.
 #   libs.tar.xz  the host runtimes and what they load beyond glibc/libstdc++/
 #                libgcc_s/libcuda: lib/omprt (Debian's libomptarget.so.22.1,
 #                libomp.so.5, libLLVM.so.22.1; on bookworm libomp-22-dev's
@@ -23,14 +37,23 @@
 #   BUILD.txt    compilers, flags, runtime provenance, what did not build
 #   run.sh       (scripts/bench-run.sh) runs every benchmark with every runtime,
 #                interleaved, and writes the table to $OUT/bench.txt
-# Usage: bash scripts/bench-bundle.sh   (after 'cargo xtask build-device')
+# Usage: bash scripts/bench-bundle.sh [--builds-only]   (after 'cargo xtask build-device')
+#   --builds-only: the executables and BUILD.txt, without packing the host
+#   libraries (minutes of xz): checks the builds (scripts/test.sh does not).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"
 bundle="$root/.bench-bundle"
 src="$root/tests-gpu/bench"
-programs=(stream reduce sched generic)
+programs=(stream reduce sched generic launch grid)
 arch=sm_90
+builds_only=0
+case "${1:-}" in
+    --builds-only) builds_only=1 ;;
+    "") ;;
+    *) die "unknown option '$1' (usage: bash scripts/bench-bundle.sh [--builds-only])" ;;
+esac
+babelstream=${BABELSTREAM_DIR:-$root/../shared/bench/babelstream}
 
 omprt_lib=${OMPRT_LIB_DIR:-$root/target/omprt/lib}
 cuda="$root/.toolchain/cuda"
@@ -80,6 +103,8 @@ for p in "${programs[@]}"; do
     build omprtlto "$p" clang-22 -O2 -foffload-lto "${omprt_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.omprtlto" -lm
 done
 
+have_llvm19=0
+have_gcc=0
 # (b) clang 19 + LLVM 19's DeviceRTL (as xtask/src/static_cost.rs builds it);
 # the host link needs unversioned names for Debian's libomp5-19 files.
 clang19=/usr/lib/llvm-19/bin/clang
@@ -141,6 +166,7 @@ SHIM
     for p in "${programs[@]}"; do
         build llvm19 "$p" "$clang19" -O2 "${llvm19_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.llvm19" -lm
     done
+    have_llvm19=1
 else
     built=$((built + ${#programs[@]}))
     echo "NOT BUILT llvm19: clang-19, LLVM 19's DeviceRTL or libomp5-19 missing (run 'bash scripts/setup.sh')" >>"$build_log"
@@ -155,10 +181,86 @@ if command -v gcc-12 >/dev/null && [ -x /usr/lib/gcc/x86_64-linux-gnu/12/accel/n
     for p in "${programs[@]}"; do
         build gcc "$p" gcc-12 -O2 "${gcc_flags[@]}" "$src/$p.c" -o "$bundle/bin/$p.gcc" -lm
     done
+    have_gcc=1
 else
     built=$((built + ${#programs[@]}))
     echo "NOT BUILT gcc: gcc-12 or gcc-12-offload-nvptx missing (run 'bash scripts/setup.sh')" >>"$build_log"
     say "the GCC anchor is not available: skipped"
+fi
+
+# (d) The native anchor: CUDA programs, clang 22 -x cuda against the CUDA
+# folder (its curand, CCCL and NVML headers and libcudart_static.a come from
+# scripts/setup.sh), so the GPU machine needs only the driver.
+cuda_ok=1
+for f in include/curand_mtgp32_kernel.h include/nv/target include/nvml.h lib64/libcudart_static.a; do
+    [ -e "$cuda/$f" ] || cuda_ok=0
+done
+cuda_flags=(-O3 -std=c++17 -x cuda "--cuda-gpu-arch=$arch" "--cuda-path=$cuda" -Wno-unknown-cuda-version)
+cuda_libs=("-L$cuda/lib64" -lcudart_static -ldl -lrt -lpthread)
+if [ $cuda_ok = 1 ]; then
+    echo "cuda:   clang++-22 ${cuda_flags[*]}, linked with ${cuda_libs[*]}" >>"$build_log"
+    build cuda launch clang++-22 "${cuda_flags[@]}" "$src/launch.cu" -o "$bundle/bin/launch.cuda" "${cuda_libs[@]}"
+else
+    echo "NOT BUILT cuda: $cuda lacks the curand/CCCL/NVML headers or libcudart_static.a (run 'bash scripts/setup.sh')" >>"$build_log"
+    say "the CUDA anchor is not available: skipped"
+fi
+
+# (e) BabelStream, built from its own checkout with its own flags: -O3
+# -std=c++17 (its CMake release flags), -DDEFAULT (memory mode); OpenMP:
+# -DOMP -DOMP_TARGET_GPU; CUDA: -DCUDA -DGRID_STRIDE -DUNROLL_FACTOR=4
+# (its model.cmake defaults), main.cpp compiled as host C++.
+bs_omp=(-O3 -std=c++17 -DOMP -DOMP_TARGET_GPU -DDEFAULT -w "-I$babelstream/src" "-I$babelstream/src/omp" "$babelstream/src/main.cpp" "$babelstream/src/omp/OMPStream.cpp")
+build_babelstream_cuda() { # out
+    local o="$work/bs-cuda"
+    mkdir -p "$o"
+    clang++-22 "${cuda_flags[@]}" -DCUDA -DDEFAULT -DGRID_STRIDE -DUNROLL_FACTOR=4 -w "-I$babelstream/src" "-I$babelstream/src/cuda" \
+        -c "$babelstream/src/cuda/CUDAStream.cu" -o "$o/CUDAStream.o" || return
+    clang++-22 -O3 -std=c++17 -DCUDA -DDEFAULT -w "-I$babelstream/src" "-I$babelstream/src/cuda" -c "$babelstream/src/main.cpp" -o "$o/main.o" || return
+    # NVML link stub: the symbols the model imports, under the driver
+    # library's soname; the driver's own libnvidia-ml.so.1 serves them.
+    nm -u "$o/CUDAStream.o" | awk '$2 ~ /^nvml/ { printf "void %s(void) {}\n", $2 }' >"$o/nvml-stub.c"
+    gcc -shared -fPIC -o "$o/libnvidia-ml.so" -Wl,-soname,libnvidia-ml.so.1 "$o/nvml-stub.c" || return
+    clang++-22 "$o/main.o" "$o/CUDAStream.o" -o "$1" "-L$o" -lnvidia-ml "${cuda_libs[@]}"
+}
+if [ -f "$babelstream/src/main.cpp" ] && [ -f "$babelstream/src/omp/OMPStream.cpp" ] && [ -f "$babelstream/src/cuda/CUDAStream.cu" ]; then
+    echo "babelstream: $(cd "$babelstream" && pwd) ($(sed -n 's/^Source: //p' "$babelstream/README.md" 2>/dev/null | head -1)); OpenMP model: the flags of each runtime above with -O3 -std=c++17 -DOMP -DOMP_TARGET_GPU -DDEFAULT; CUDA model: -DCUDA -DDEFAULT -DGRID_STRIDE -DUNROLL_FACTOR=4" >>"$build_log"
+    build omprt babelstream clang++-22 "${omprt_flags[@]}" "${bs_omp[@]}" -o "$bundle/bin/babelstream.omprt"
+    build omprtlto babelstream clang++-22 -foffload-lto "${omprt_flags[@]}" "${bs_omp[@]}" -o "$bundle/bin/babelstream.omprtlto"
+    if [ $have_llvm19 = 1 ]; then
+        build llvm19 babelstream "$clang19++" "${llvm19_flags[@]}" "${bs_omp[@]}" -o "$bundle/bin/babelstream.llvm19"
+    fi
+    if [ $have_gcc = 1 ]; then
+        if command -v g++-12 >/dev/null; then
+            build gcc babelstream g++-12 "${gcc_flags[@]}" "${bs_omp[@]}" -o "$bundle/bin/babelstream.gcc"
+        else
+            echo "NOT BUILT babelstream.gcc: g++-12 missing (run 'apt-get install g++-12')" >>"$build_log"
+        fi
+    fi
+    if [ $cuda_ok = 1 ]; then
+        build cuda babelstream build_babelstream_cuda "$bundle/bin/babelstream.cuda"
+    fi
+else
+    echo "NOT BUILT babelstream: no BabelStream sources (src/main.cpp, src/omp/, src/cuda/) in $babelstream; set BABELSTREAM_DIR to a BabelStream checkout" >>"$build_log"
+    say "BabelStream not found in $babelstream (set BABELSTREAM_DIR): skipped"
+fi
+
+# NVML stand-in, used by run.sh only if BabelStream's CUDA model fails on
+# the driver's NVML: success for the three calls the model makes, memory
+# clock 0 (the model prints it, nothing else reads it).
+mkdir -p "$bundle/lib/nvml-fallback"
+cat >"$work/nvml-fallback.c" <<'NVML'
+int nvmlInit_v2(void) { return 0; }
+int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **device) { (void)bus; *device = 0; return 0; }
+int nvmlDeviceGetClockInfo(void *device, int type, unsigned *clock) { (void)device; (void)type; *clock = 0; return 0; }
+const char *nvmlErrorString(int result) { (void)result; return "NVML stand-in of the bench bundle"; }
+NVML
+gcc -shared -fPIC -O1 -s -o "$bundle/lib/nvml-fallback/libnvidia-ml.so.1" -Wl,-soname,libnvidia-ml.so.1 "$work/nvml-fallback.c"
+
+if [ $builds_only = 1 ]; then
+    chmod +x "$bundle"/bin/* 2>/dev/null || true
+    grep -E '^NOT BUILT' "$build_log" >&2 || true
+    say "builds ready (no host libraries packed: --builds-only): $(ls "$bundle/bin" | wc -l) executables in .bench-bundle/bin"
+    exit 0
 fi
 
 # Host libraries. Roots per runtime; their DT_NEEDED closure is resolved with

@@ -17,6 +17,9 @@
 #   cargo: the folder's bin/nvlink is omprt-nvlink (nvlink/): CUDA 13's nvlink
 #          (kept as bin/nvlink-nvidia) for the archs it links, libnvJitLink
 #          for sm_70/sm_72, which CUDA 13's nvlink does not link
+#          ships them); for BabelStream's CUDA model (scripts/bench-bundle.sh)
+#          also the curand, CCCL <nv/...> and NVML headers and libcudart_static.a
+#          (CUDA 12.9 wheels), added to the folder without replacing files.
 #   bench: gcc-12-offload-nvptx (apt), GCC's nvptx offloading, the third
 #          runtime scripts/bench-bundle.sh compares with (a warning, not an
 #          error, if it cannot be installed)
@@ -29,6 +32,9 @@ CUDA12_NVCC=nvidia-cuda-nvcc-cu12==12.9.86
 CUDA12_RT=nvidia-cuda-runtime-cu12==12.9.79
 CUDA13_NVCC=nvidia-cuda-nvcc==13.0.88
 CUDA12_NVJITLINK=nvidia-nvjitlink-cu12==12.9.86
+CUDA12_CURAND=nvidia-curand-cu12==10.3.10.19
+CUDA12_CCCL=nvidia-cuda-cccl-cu12==12.9.27
+CUDA12_NVML=nvidia-nvml-dev-cu12==12.9.79
 
 need_root() {
     if [ "$(id -u)" != 0 ]; then
@@ -110,6 +116,51 @@ if ! cmp -s "$root/target/release/omprt-nvlink" "$cuda/bin/nvlink"; then
     say "installing omprt-nvlink as .toolchain/cuda/bin/nvlink"
     cp "$root/target/release/omprt-nvlink" "$cuda/bin/.nvlink.new"
     mv "$cuda/bin/.nvlink.new" "$cuda/bin/nvlink"
+fi
+
+# BabelStream's CUDA model (scripts/bench-bundle.sh): clang's CUDA wrapper
+# headers include curand_mtgp32_kernel.h, which includes CCCL's <nv/target>;
+# the model includes nvml.h and links CUDA's runtime (libcudart_static.a, so
+# the GPU machine needs no libcudart). All from the CUDA 12.9 wheels that
+# match the headers above. Added to .toolchain/cuda file by file, never
+# replacing a file that is there (the folder may be shared between
+# checkouts); the SOURCES line is written last and marks it complete.
+cuda_extra_stamp="curand/cccl/nvml headers, libcudart_static.a"
+if ! grep -qF "$cuda_extra_stamp" "$cuda/SOURCES" 2>/dev/null; then
+    command -v python3 >/dev/null || die "python3 not found: run 'apt-get install python3-pip'"
+    python3 -m pip --version >/dev/null 2>&1 || die "pip not found: run 'apt-get install python3-pip'"
+    say "adding curand, CCCL and NVML headers and libcudart_static.a to .toolchain/cuda"
+    tmpx=$(mktemp -d)
+    python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmpx/w" \
+        "$CUDA12_RT" "$CUDA12_CURAND" "$CUDA12_CCCL" "$CUDA12_NVML" >/tmp/omprt-pip-extra.log 2>&1 \
+        || { rm -rf "$tmpx"; die "downloading CUDA wheels failed; see /tmp/omprt-pip-extra.log"; }
+    # Only what is needed: the curand wheel is mostly libcurand.so (160 MB).
+    python3 - "$tmpx" <<'EOF' || { rm -rf "$tmpx"; die "unpacking the CUDA wheels in $tmpx failed"; }
+import glob, os, sys, zipfile
+tmp = sys.argv[1]
+wanted = {
+    "nvidia/curand/include/": "include/",
+    "nvidia/cuda_cccl/include/nv/": "include/nv/",
+    "nvidia/nvml_dev/include/nvml.h": "include/nvml.h",
+    "nvidia/cuda_runtime/lib/libcudart_static.a": "lib64/libcudart_static.a",
+}
+for whl in glob.glob(os.path.join(tmp, "w", "*.whl")):
+    with zipfile.ZipFile(whl) as z:
+        for name in z.namelist():
+            for src, dst in wanted.items():
+                if name.startswith(src) and not name.endswith(("/", "__init__.py")):
+                    out = os.path.join(tmp, "x", dst + name[len(src):])
+                    os.makedirs(os.path.dirname(out), exist_ok=True)
+                    with z.open(name) as f, open(out, "wb") as o:
+                        o.write(f.read())
+for need in ["include/curand_mtgp32_kernel.h", "include/nv/target", "include/nvml.h", "lib64/libcudart_static.a"]:
+    if not os.path.isfile(os.path.join(tmp, "x", need)):
+        sys.exit(f"{need} is in none of the wheels")
+EOF
+    mkdir -p "$cuda/include" "$cuda/lib64"
+    cp -rn "$tmpx/x/." "$cuda/"
+    rm -rf "$tmpx"
+    echo "$cuda_extra_stamp: $CUDA12_CURAND, $CUDA12_CCCL, $CUDA12_NVML, $CUDA12_RT (added without replacing files)" >>"$cuda/SOURCES"
 fi
 
 llvm19="$root/.toolchain/llvm19"

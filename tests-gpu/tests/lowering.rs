@@ -671,6 +671,24 @@ fn spmd_region_in_a_team_loop_costs_two_block_barriers() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Only a teams reduction reads the launch environment, so only a kernel
+/// whose environment declares one writes it into the team state. In a file
+/// with a teams reduction (stream.c's dot) the field stays a shared-memory
+/// static; a kernel that wrote it without reading it (copy) reserved static
+/// shared memory for it: 8 bytes in stream.c, and in BabelStream's OpenMP
+/// model, where `ptxas -c` put the field in one shared block with clang's
+/// 128-byte reduction scratch, 136 bytes in every kernel (LLVM 19's
+/// whole-program build: 0).
+#[test]
+fn kernels_without_a_teams_reduction_use_no_shared_memory() {
+    let src = xtask::repo_root().join("tests-gpu/bench/stream.c");
+    let (dir, _, costs) = costs_of(src, "-O2", |src, dir| corpus::build_executable(src, "-O2", dir));
+    let cost = |kernel: &str| costs.iter().find(|(name, _)| name.contains(kernel)).unwrap_or_else(|| panic!("no {kernel} kernel: {costs:?}")).1;
+    assert!(cost("_dot_l").smem_bytes > 0, "dot has no teams reduction's shared memory, so this checks nothing: {costs:?}");
+    assert_eq!(cost("_copy_l").smem_bytes, 0, "copy reserves shared memory: {costs:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A generic-mode region's entry sizes the team from a plain read of the
 /// block size, which LLVM computes once before a team's loop of regions
 /// (generic.c): the main thread's path to the entry barrier, which every

@@ -10,6 +10,7 @@
 //! * [`remarks`]: openmp-opt remark ids per program and runtime
 //! * [`package`]: the Debian package and the tarball (`cargo xtask package`)
 //! * [`progress`]: `N/M` progress lines of long commands on a terminal
+//! * [`plot`]: BabelStream's results as an SVG bar chart (`cargo xtask plot`)
 //! * [`static_cost`]: linked kernels' registers/stack/shared memory, omprt vs LLVM 19's runtime
 //! * [`bench_cost`]: the same for the benchmark kernels, with GCC 12's as a third column
 //! * [`report`]: docs/lowering-report.md from those tables ([`report_notes`]: its explanations)
@@ -25,6 +26,7 @@ pub mod ir_rewrite;
 pub mod prose;
 pub mod package;
 pub mod progress;
+pub mod plot;
 pub mod remarks;
 pub mod report;
 pub mod report_notes;

@@ -30,6 +30,11 @@ commands:
                  registers and stack of each kernel at -O2 -foffload-lto as linked
                  (ptxas -c + nvlink) and as ptxas compiles the same PTX whole
                  (no nvlink), for the corpus or the benchmarks
+  plot [FILE] [-o OUT.svg] [--float]
+                 BabelStream's GB/s per kernel and build as an SVG bar chart (CUDA's
+                 as the reference line) from FILE, by default the newest
+                 tests-gpu/results/*-bench*.txt with BabelStream figures; writes
+                 docs/images/babelstream.svg unless -o says otherwise
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
   prose [DIR...] comment lines in .rs files under DIR (default: abi device-rtl
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         Some("package") => xtask::package::build().map(|a| {
             println!("{}\n{}", a.deb.display(), a.tarball.display());
         }),
+        Some("plot") => xtask::plot::run(&args[1..]).map(|(from, to)| eprintln!("plotted {} into {}", from.display(), to.display())),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
             "--whole-program" => match args.get(2).map(String::as_str) {
                 None | Some("--bench") => xtask::whole_program::table_for(args.len() > 2).map(|rows| {

@@ -34,6 +34,15 @@ pub unsafe fn target_init(kernel_env: *const KernelEnvironment, launch_env: *mut
     // From clang's constant itself, so openmp-opt's rewrites of it flow in.
     // SAFETY: the caller passes the kernel's own environment.
     let config = unsafe { (*kernel_env).configuration };
+    // Only a teams reduction reads the launch environment, and the host
+    // makes one only for a kernel whose environment declares a reduction: a
+    // constant of the kernel. Elsewhere the team state's field is not
+    // written. The write would stay in every kernel of a file that has one
+    // teams reduction (the other kernel's read keeps the static), and
+    // `ptxas -c` + nvlink then give each such kernel the file's whole block
+    // of static shared memory, clang's 128-byte reduction scratch included
+    // (lowering test kernels_without_a_teams_reduction_use_no_shared_memory).
+    let launch_env = config.has_teams_reduction().then_some(launch_env);
     let tid = mapping::thread_id_in_block();
     if ExecMode::from_bits_retain(config.exec_mode).is_spmd() {
         if tid == 0 {

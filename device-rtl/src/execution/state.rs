@@ -237,7 +237,9 @@ pub fn set_spmd_region_fields(size: u32, active: bool) {
 }
 
 /// Resets the team state at kernel start; called by the team's initial thread.
-pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLaunchEnvironment, exec_mode: u8, nested: u8) {
+/// `launch_env` is `None` for a kernel without a teams reduction, which never
+/// reads it: its field keeps whatever shared memory holds.
+pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: Option<*mut KernelLaunchEnvironment>, exec_mode: u8, nested: u8) {
     update_team(|t| {
         // Field by field: openmp-opt cannot see the values a struct copy's
         // memcpy writes, and no ICV load would fold.
@@ -253,7 +255,9 @@ pub fn init_team(kernel_env: *const KernelEnvironment, launch_env: *mut KernelLa
         t.exec_mode = exec_mode;
         t.may_use_nested_parallelism = nested;
         t.kernel_env = kernel_env;
-        t.launch_env = launch_env;
+        if let Some(launch_env) = launch_env {
+            t.launch_env = launch_env;
+        }
         t.parallel_region_fn = core::ptr::null_mut();
         t.shared_args = core::ptr::null_mut();
         t.stack_top = 0;
