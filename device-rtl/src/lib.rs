@@ -46,6 +46,8 @@ pub mod debug;
 pub mod deferred_free;
 pub mod detach;
 pub mod exports;
+#[cfg(any(feature = "fortran", not(target_arch = "nvptx64")))]
+pub mod fortran;
 pub mod indirect_call;
 pub mod kernel;
 pub mod libc;
