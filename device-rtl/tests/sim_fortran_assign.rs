@@ -557,3 +557,61 @@ extern "C-unwind" fn finish_by_descriptor_first(d: *mut u8) {
         }
     }
 }
+
+/// `type inner; real(8), allocatable :: v(:); end type` (48 bytes) and
+/// `type outer; type(inner) :: pair(2); type(inner), allocatable :: list(:);
+/// end type` (96 + 64 bytes): allocatable components nested in data and in
+/// allocatable components, walked through the work list.
+#[test]
+fn nested_components_are_copied_and_freed_at_every_depth() {
+    let inner = TypeDesc::new(48, vec![Comp::allocatable(TypeCategory::Real, 8, 1, 0)], vec![]);
+    let mut pair = Comp::data(TypeCategory::Derived, 0, 0);
+    pair.derived = Some(inner.ptr());
+    pair.rank = 1;
+    pair.bounds = vec![(1, 2)];
+    let mut list = Comp::allocatable(TypeCategory::Derived, 0, 1, 96);
+    list.derived = Some(inner.ptr());
+    let outer = TypeDesc::new(160, vec![pair, list], vec![]);
+    let (ip, op) = (inner.ptr() as usize, outer.ptr() as usize);
+    on_device(move || unsafe {
+        let (ip, op) = (ip as *const DerivedType, op as *const DerivedType);
+        let blocks = live_blocks();
+        let fill = |v: *mut c_void, values: &[f64]| {
+            _FortranAAllocatableSetBounds(v, 0, 1, values.len() as i64);
+            _FortranAAllocatableAllocate(v, std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+            std::ptr::copy_nonoverlapping(values.as_ptr(), *(v as *const *mut f64), values.len());
+        };
+        let values = |v: *const u8| -> Vec<f64> {
+            let base = *(v as *const *const f64);
+            if base.is_null() { vec![] } else { std::slice::from_raw_parts(base, *(v.add(32) as *const i64) as usize).to_vec() }
+        };
+        let a = Desc::allocatable_derived(op, 0);
+        _FortranAAllocatableAllocate(a.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        fill(a.base() as *mut c_void, &[1.0]);
+        fill(a.base().add(48) as *mut c_void, &[2.0, 3.0]);
+        let list = a.base().add(96) as *mut c_void;
+        _FortranAAllocatableSetBounds(list, 0, 1, 3);
+        _FortranAAllocatableAllocate(list, std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        let items = *(list as *const *mut u8);
+        assert!(values(items).is_empty(), "the list's elements are initialized");
+        for i in 0..3 {
+            fill(items.add(48 * i) as *mut c_void, &vec![10.0 + i as f64; i + 1]);
+        }
+        assert_eq!(live_blocks(), blocks + 7);
+        let b = Desc::allocatable_derived(op, 0);
+        _FortranAAssign(b.ptr(), a.ptr(), file(), 1);
+        assert_eq!(live_blocks(), blocks + 14, "every block copied");
+        let b_items = *(b.base().add(96) as *const *const u8);
+        assert_ne!(b_items, items as *const u8);
+        assert_eq!(values(b.base()), [1.0]);
+        assert_eq!(values(b.base().add(48)), [2.0, 3.0]);
+        assert_eq!((0..3).map(|i| values(b_items.add(48 * i))).collect::<Vec<_>>(), [vec![10.0], vec![11.0, 11.0], vec![12.0; 3]]);
+        // Assigning again frees the old copies first.
+        _FortranAAssign(b.ptr(), a.ptr(), file(), 1);
+        assert_eq!(live_blocks(), blocks + 14);
+        _FortranAAllocatableDeallocate(b.ptr(), false, NULL, file(), 1);
+        _FortranAAllocatableDeallocate(a.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks, "nothing leaked at any depth");
+        let _ = ip;
+    });
+}

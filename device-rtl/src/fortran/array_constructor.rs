@@ -137,10 +137,10 @@ pub fn push_value(v: Addr, from: Desc) {
         for i in 0..from_elements {
             let element = at(i);
             if !t.no_initialization_needed() {
-                derived::initialize_instance(element, t, Some(to));
+                derived::initialize_instances(element, t, 1, Some(to));
             }
             let f = from.base().offset(if from.rank() == 0 { 0 } else { from.element_offset(i as usize) });
-            super::assign::assign_components(element, f, t, omprt_abi::fortran::assign_flags::MAYBE_REALLOCATE, Some(to), s);
+            super::assign::assign_instance(element, f, t, omprt_abi::fortran::assign_flags::MAYBE_REALLOCATE, Some(to), s);
         }
     } else {
         let char_bytes = match to.type_code() {

@@ -10,6 +10,7 @@ use super::descriptor::{Desc, Walk};
 use super::memory::Addr;
 use super::terminator::{self, Site};
 use super::type_info::TypeInfo;
+use super::work::{Entry, Worklist};
 use omprt_abi::fortran::{assign_flags::*, attribute, component_genre, stat, type_code};
 
 /// Whether the allocated allocatable `to` must be deallocated before the
@@ -95,55 +96,102 @@ fn may_alias(x: Desc, y: Desc) -> bool {
     overlap(xd.0, xd.1, y0, y1) || overlap(yd.0, yd.1, x0, x1) || overlap(x0, x1, y0, y1)
 }
 
-/// flang-rt's `Assign(to, from, terminator, flags)`.
-pub fn assign(to: Desc, from: Desc, mut flags: i32, site: Site) {
+/// flang-rt's `Assign(to, from, terminator, flags)`. Where the two sides
+/// may overlap, the right-hand side is copied first (into a temporary, or by
+/// keeping the left-hand side's old storage until the end); then the
+/// assignment proper ([`assign_without_overlap`]).
+pub fn assign(to: Desc, from: Desc, flags: i32, site: Site) {
+    if !may_alias(to, from) {
+        return assign_without_overlap(to, from, flags, site);
+    }
+    let to_derived = to.derived_type();
+    let finalize_lhs = flags & NEED_FINALIZATION != 0 && to_derived.is_some_and(|t| !t.no_finalization_needed());
+    if (flags & DEALLOCATE_LHS != 0 || must_deallocate_lhs(to, from, flags)) && to.is_allocatable() {
+        // The left-hand side's old storage overlaps the right-hand side:
+        // a copy of its descriptor keeps it until the assignment is done.
+        with_temporary_descriptor(to.rank(), to.len_parameters(), |old| {
+            old.copy_from(to);
+            if let Some(t) = to_derived.filter(|_| finalize_lhs) {
+                derived::finalize(old, t);
+            }
+            to.set_base(Addr::NULL);
+            assign_without_overlap(to, from, flags & !(NEED_FINALIZATION | DEALLOCATE_LHS), site);
+            let _ = derived::destroy_descriptor(old, false, false);
+        });
+        return;
+    }
+    if to.derived_type().is_none() && to.rank() == from.rank() && to.is_contiguous() && from.is_contiguous() && to.elem_len() == from.elem_len() {
+        // One copy with memmove's semantics.
+        return assign_without_overlap(to, from, flags, site);
+    }
+    // Copy the right-hand side into a temporary and assign that.
+    with_temporary_descriptor(from.rank(), from.len_parameters(), |temp| {
+        temp.copy_from(from);
+        temp.set_attribute(attribute::ALLOCATABLE);
+        if let Err(s) = temp.allocate() {
+            allocation_failed(site, s);
+        }
+        match from.derived_type().filter(|t| !t.no_destruction_needed()) {
+            Some(t) => {
+                // Allocatable components need copies of their own.
+                if !t.no_initialization_needed() {
+                    derived::initialize(temp, t);
+                }
+                assign_without_overlap(temp, from, MAYBE_REALLOCATE | POLYMORPHIC_LHS, site);
+            }
+            None => shallow_copy(temp, from),
+        }
+        let kept = NEED_FINALIZATION | COMPONENT_CAN_BE_DEFINED_ASSIGNMENT | EXPLICIT_LENGTH_CHARACTER_LHS | CAN_BE_DEFINED_ASSIGNMENT;
+        assign_without_overlap(to, temp, flags & kept, site);
+        let _ = derived::destroy_descriptor(temp, false, false);
+    });
+}
+
+/// Kinds of the assignment's work: a pair of descriptors (`a` to `b`), or
+/// `count` pairs of instances of the type at `c`.
+const DESCRIPTORS: u32 = 1;
+const INSTANCES: u32 = 2;
+
+/// [`assign`] of sides that do not overlap: the pair, then the allocatable
+/// and derived components it leaves to do, through a [`Worklist`]. The
+/// components of two sides that do not overlap do not overlap either (an
+/// allocatable's storage is its own).
+fn assign_without_overlap(to: Desc, from: Desc, flags: i32, site: Site) {
+    let mut work = Worklist::new();
+    assign_pair(to, from, flags, site, &mut work);
+    drain(&mut work, site);
+}
+
+/// Assigns the instance at `from` to the one at `to`, of type `t`, component
+/// by component (deep copies), as flang-rt's element-wise assignment of a
+/// derived type does (array constructors and array transformations).
+pub fn assign_instance(to: Addr, from: Addr, t: TypeInfo, flags: i32, instance: Option<Desc>, site: Site) {
+    let mut work = Worklist::new();
+    assign_components(to, from, t, flags, instance, &mut work);
+    drain(&mut work, site);
+}
+
+fn drain(work: &mut Worklist, site: Site) {
+    while let Some(e) = work.pop() {
+        if e.kind == DESCRIPTORS {
+            assign_pair(Desc(e.a), Desc(e.b), e.flags, site, work);
+        } else if let Some(t) = TypeInfo::at(e.c) {
+            let size = t.size_in_bytes();
+            for i in 0..e.count {
+                assign_components(e.a.plus(i * size), e.b.plus(i * size), t, e.flags, None, work);
+            }
+        }
+    }
+}
+
+/// flang-rt's `Assign` of one pair that does not overlap: the left-hand
+/// side reallocated if it must be, finalized or its components destroyed,
+/// then copied; the components a derived type leaves go to `work`.
+fn assign_pair(to: Desc, from: Desc, mut flags: i32, site: Site, work: &mut Worklist) {
     let must_deallocate = flags & DEALLOCATE_LHS != 0 || must_deallocate_lhs(to, from, flags);
     let to_derived = to.derived_type();
     if to_derived.is_some_and(TypeInfo::no_finalization_needed) {
         flags &= !NEED_FINALIZATION;
-    }
-    let same_layout = |to: Desc, from: Desc| {
-        to.derived_type().is_none() && to.rank() == from.rank() && to.is_contiguous() && from.is_contiguous() && to.elem_len() == from.elem_len()
-    };
-    if may_alias(to, from) {
-        if must_deallocate && to.is_allocatable() {
-            // The left-hand side's old storage overlaps the right-hand side:
-            // a copy of its descriptor keeps it until the assignment is done.
-            with_temporary_descriptor(to.rank(), to.len_parameters(), |old| {
-                old.copy_from(to);
-                if let Some(t) = to_derived.filter(|_| flags & NEED_FINALIZATION != 0) {
-                    derived::finalize(old, t);
-                }
-                to.set_base(Addr::NULL);
-                assign(to, from, flags & !(NEED_FINALIZATION | DEALLOCATE_LHS), site);
-                let _ = derived::destroy_descriptor(old, false, false);
-            });
-            return;
-        }
-        if !same_layout(to, from) {
-            // Copy the right-hand side into a temporary and assign that.
-            with_temporary_descriptor(from.rank(), from.len_parameters(), |temp| {
-                temp.copy_from(from);
-                temp.set_attribute(attribute::ALLOCATABLE);
-                if let Err(s) = temp.allocate() {
-                    allocation_failed(site, s);
-                }
-                if from.derived_type().is_some_and(|t| !t.no_destruction_needed()) {
-                    // Allocatable components need a deep copy of their own.
-                    assign_temporary(temp, from, site);
-                } else {
-                    shallow_copy(temp, from);
-                }
-                assign(
-                    to,
-                    temp,
-                    flags & (NEED_FINALIZATION | COMPONENT_CAN_BE_DEFINED_ASSIGNMENT | EXPLICIT_LENGTH_CHARACTER_LHS | CAN_BE_DEFINED_ASSIGNMENT),
-                    site,
-                );
-                let _ = derived::destroy_descriptor(temp, false, false);
-            });
-            return;
-        }
     }
     if to.is_allocatable() {
         if must_deallocate {
@@ -182,24 +230,23 @@ pub fn assign(to: Desc, from: Desc, mut flags: i32, site: Site) {
             m.int(from.elem_len() as i64).text(b" bytes)");
         });
     }
-    if let Some(t) = to.derived_type() {
-        // The left-hand side is finalized, or its components deallocated,
-        // before the component-wise copy (7.5.6.3(1), 10.2.1.3(13)).
-        if flags & NEED_FINALIZATION != 0 {
-            derived::finalize(to, t);
-        } else if !t.no_destruction_needed() {
-            derived::destroy(to, false, t);
-        }
-        let mut nested = MAYBE_REALLOCATE | POLYMORPHIC_LHS;
-        if flags & COMPONENT_CAN_BE_DEFINED_ASSIGNMENT != 0 {
-            nested |= CAN_BE_DEFINED_ASSIGNMENT | COMPONENT_CAN_BE_DEFINED_ASSIGNMENT;
-        }
-        for n in 0..to_elements {
-            let f = if from.rank() == 0 { 0 } else { from.element_offset(n) };
-            assign_components(to.base().offset(to.element_offset(n)), from.base().offset(f), t, nested, Some(to), site);
-        }
-    } else {
-        copy_intrinsic(to, from, to_elements);
+    let Some(t) = to.derived_type() else {
+        return copy_intrinsic(to, from, to_elements);
+    };
+    // The left-hand side is finalized, or its components deallocated,
+    // before the component-wise copy (7.5.6.3(1), 10.2.1.3(13)).
+    if flags & NEED_FINALIZATION != 0 {
+        derived::finalize(to, t);
+    } else if !t.no_destruction_needed() {
+        derived::destroy(to, false, t);
+    }
+    let mut nested = MAYBE_REALLOCATE | POLYMORPHIC_LHS;
+    if flags & COMPONENT_CAN_BE_DEFINED_ASSIGNMENT != 0 {
+        nested |= CAN_BE_DEFINED_ASSIGNMENT | COMPONENT_CAN_BE_DEFINED_ASSIGNMENT;
+    }
+    for n in 0..to_elements {
+        let f = if from.rank() == 0 { 0 } else { from.element_offset(n) };
+        assign_components(to.base().offset(to.element_offset(n)), from.base().offset(f), t, nested, Some(to), work);
     }
 }
 
@@ -207,8 +254,7 @@ pub fn assign(to: Desc, from: Desc, mut flags: i32, site: Site) {
 /// copy when both sides are contiguous alike, else element by element,
 /// characters blank-padded or truncated to the left-hand side's length; a
 /// scalar right-hand side is copied into every element. Apart from
-/// [`assign`], which recurses, so that the walks' counters are not in its
-/// frame.
+/// [`assign_pair`], so that the walks' counters are not in its frame.
 #[inline(never)]
 fn copy_intrinsic(to: Desc, from: Desc, elements: usize) {
     let (to_bytes, from_bytes) = (to.elem_len(), from.elem_len());
@@ -250,10 +296,11 @@ pub fn copy_element(to: Addr, to_bytes: usize, from: Addr, from_bytes: usize, ch
 }
 
 /// Assigns the components of the instance at `from` to the one at `to`, of
-/// type `t`: data copied, derived data components assigned in turn,
-/// pointers copied as descriptors, allocatable components deep-copied
-/// (the left-hand side's deallocated first), procedure pointers copied.
-pub fn assign_components(to: Addr, from: Addr, t: TypeInfo, flags: i32, instance: Option<Desc>, site: Site) {
+/// type `t`: data copied, pointers copied as descriptors, procedure
+/// pointers copied; a derived data component's allocatable components
+/// destroyed at once and its instances, and each allocatable component
+/// (deep-copied, the left-hand side's deallocated first), left to `work`.
+fn assign_components(to: Addr, from: Addr, t: TypeInfo, flags: i32, instance: Option<Desc>, work: &mut Worklist) {
     for c in t.components() {
         let (tc, fc) = (to.plus(c.offset()), from.plus(c.offset()));
         match c.genre() {
@@ -262,14 +309,11 @@ pub fn assign_components(to: Addr, from: Addr, t: TypeInfo, flags: i32, instance
                     if flags & CAN_BE_DEFINED_ASSIGNMENT != 0 && ct.has_defined_assignment() {
                         terminator::unsupported(b"_FortranAAssign", b"a defined assignment (ASSIGNMENT(=)) of a derived type component");
                     }
-                    let size = ct.size_in_bytes();
-                    for i in 0..c.elements(instance) {
-                        let (te, fe) = (tc.plus(i * size), fc.plus(i * size));
-                        if !ct.no_destruction_needed() {
-                            destroy_components(te, ct);
-                        }
-                        assign_components(te, fe, ct, flags, None, site);
+                    let count = c.elements(instance);
+                    if !ct.no_destruction_needed() {
+                        derived::destroy_instances(tc, ct, count);
                     }
+                    work.push(Entry::new(INSTANCES, tc, fc, ct.addr(), count, flags));
                 }
                 None => tc.copy_from(fc, c.size_in_bytes(instance)),
             },
@@ -284,7 +328,7 @@ pub fn assign_components(to: Addr, from: Addr, t: TypeInfo, flags: i32, instance
                     }
                     continue;
                 }
-                assign(td, fd, flags | DEALLOCATE_LHS, site);
+                work.push(Entry::new(DESCRIPTORS, tc, fc, Addr::NULL, 0, flags | DEALLOCATE_LHS));
             }
             _ => {}
         }
@@ -292,15 +336,6 @@ pub fn assign_components(to: Addr, from: Addr, t: TypeInfo, flags: i32, instance
     for (offset, _) in t.procedure_pointers() {
         to.plus(offset).store_addr(from.plus(offset).load_addr());
     }
-}
-
-/// Deallocates the allocatable components of one instance (through a
-/// one-element descriptor of it).
-fn destroy_components(at: Addr, t: TypeInfo) {
-    with_temporary_descriptor(0, t.len_parameters(), |d| {
-        d.establish_derived(t, at, 0, None, attribute::POINTER);
-        derived::destroy(d, false, t);
-    });
 }
 
 /// `_FortranAAssign`: `MaybeReallocate | NeedFinalization |

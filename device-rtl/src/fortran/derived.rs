@@ -4,12 +4,14 @@
 //!
 //! Nested instances (a derived type component that is not allocatable) are
 //! walked by address, without a descriptor of their own; only a final
-//! subroutine that takes a descriptor gets one, built on the heap.
+//! subroutine that takes a descriptor gets one, built on the heap. Nesting
+//! is followed through a [`Worklist`], never by recursion (see `work`).
 
 use super::descriptor::{Desc, Walk};
 use super::memory::{self, Addr};
 use super::terminator::{self, Site};
 use super::type_info::{Comp, TypeInfo};
+use super::work::{Entry, Worklist};
 use omprt_abi::fortran::{TypeCategory, attribute, component_genre, descriptor_bytes, special_binding};
 
 /// flang-rt's `Initialize`: default initialization of every element of `d`
@@ -22,7 +24,7 @@ pub fn initialize(d: Desc, t: TypeInfo) {
         return;
     }
     let first = d.base();
-    initialize_instance(first, t, Some(d));
+    initialize_instances(first, t, 1, Some(d));
     let bytes = d.elem_len();
     if elements > 1 {
         let mut walk = Walk::new(d);
@@ -33,8 +35,23 @@ pub fn initialize(d: Desc, t: TypeInfo) {
     }
 }
 
-/// Default initialization of the instance at `at`.
-pub fn initialize_instance(at: Addr, t: TypeInfo, instance: Option<Desc>) {
+/// Default initialization of `count` consecutive instances of `t` at `at`
+/// (`instance`: the descriptor whose LEN parameters apply), nested data
+/// components through a [`Worklist`].
+pub fn initialize_instances(at: Addr, t: TypeInfo, count: usize, instance: Option<Desc>) {
+    let mut work = Worklist::new();
+    work.push(Entry::new(0, at, instance.map_or(Addr::NULL, Desc::addr), t.addr(), count, 0));
+    while let Some(e) = work.pop() {
+        let (Some(t), instance) = (TypeInfo::at(e.c), (!e.b.is_null()).then_some(Desc(e.b))) else { continue };
+        for i in 0..e.count {
+            initialize_one(e.a.plus(i * t.size_in_bytes()), t, instance, &mut work);
+        }
+    }
+}
+
+/// Default initialization of the instance at `at`; nested instances to
+/// initialize go to `work`.
+fn initialize_one(at: Addr, t: TypeInfo, instance: Option<Desc>, work: &mut Worklist) {
     for (offset, init) in t.procedure_pointers() {
         at.plus(offset).store_addr(init);
     }
@@ -47,16 +64,18 @@ pub fn initialize_instance(at: Addr, t: TypeInfo, instance: Option<Desc>) {
             component_genre::POINTER => c.establish_descriptor(Desc(place), instance),
             component_genre::DATA => {
                 if let Some(ct) = c.derived_type().filter(|ct| !ct.no_initialization_needed()) {
-                    let count = c.elements(instance);
-                    for i in 0..count {
-                        initialize_instance(place.plus(i * ct.size_in_bytes()), ct, None);
-                    }
+                    work.push(Entry::new(0, place, Addr::NULL, ct.addr(), c.elements(instance), 0));
                 }
             }
             _ => {}
         }
     }
 }
+
+/// Kinds of [`destroy`]'s work.
+const DESTROY_ELEMENTS: u32 = 1;
+const DESTROY_INSTANCES: u32 = 2;
+const DEALLOCATE: u32 = 3;
 
 /// flang-rt's `Destroy(descriptor, finalize, derived)`: finalizes the
 /// elements if asked and needed, then deallocates every allocatable
@@ -69,30 +88,63 @@ pub fn destroy(d: Desc, finalize_first: bool, t: TypeInfo) {
     if finalize_first && !t.no_finalization_needed() {
         finalize(d, t);
     }
-    for n in 0..d.elements() {
-        destroy_instance(d.base().offset(d.element_offset(n)), t);
+    let mut work = Worklist::new();
+    work.push(Entry::new(DESTROY_ELEMENTS, d.addr(), Addr::NULL, t.addr(), 0, 0));
+    run_destroy(&mut work);
+}
+
+/// Runs [`destroy`]'s work.
+fn run_destroy(work: &mut Worklist) {
+    while let Some(e) = work.pop() {
+        match e.kind {
+            DESTROY_ELEMENTS => {
+                let (d, Some(t)) = (Desc(e.a), TypeInfo::at(e.c)) else { continue };
+                for n in 0..d.elements() {
+                    destroy_one(d.base().offset(d.element_offset(n)), t, work);
+                }
+            }
+            DESTROY_INSTANCES => {
+                let Some(t) = TypeInfo::at(e.c) else { continue };
+                for i in 0..e.count {
+                    destroy_one(e.a.plus(i * t.size_in_bytes()), t, work);
+                }
+            }
+            _ => {
+                let _ = Desc(e.a).deallocate();
+            }
+        }
     }
 }
 
-/// Deallocates the allocatable components of the instance at `at`.
-fn destroy_instance(at: Addr, t: TypeInfo) {
+/// Deallocates the allocatable components of `count` consecutive instances
+/// of `t` at `at` (nested ones first); the instances' storage stays.
+pub fn destroy_instances(at: Addr, t: TypeInfo, count: usize) {
+    if t.no_destruction_needed() {
+        return;
+    }
+    let mut work = Worklist::new();
+    work.push(Entry::new(DESTROY_INSTANCES, at, Addr::NULL, t.addr(), count, 0));
+    run_destroy(&mut work);
+}
+
+/// Schedules the deallocation of the allocatable components of the
+/// instance at `at`, each after its own components.
+fn destroy_one(at: Addr, t: TypeInfo, work: &mut Worklist) {
     for c in t.components() {
         let place = at.plus(c.offset());
         match c.genre() {
             component_genre::ALLOCATABLE | component_genre::AUTOMATIC => {
                 let cd = Desc(place);
                 if cd.is_allocated() {
+                    work.push(Entry::new(DEALLOCATE, place, Addr::NULL, Addr::NULL, 0, 0));
                     if let Some(ct) = c.derived_type().filter(|ct| !ct.no_destruction_needed()) {
-                        destroy(cd, false, ct);
+                        work.push(Entry::new(DESTROY_ELEMENTS, place, Addr::NULL, ct.addr(), 0, 0));
                     }
-                    let _ = cd.deallocate();
                 }
             }
             component_genre::DATA => {
                 if let Some(ct) = c.derived_type().filter(|ct| !ct.no_destruction_needed()) {
-                    for i in 0..c.elements(None) {
-                        destroy_instance(place.plus(i * ct.size_in_bytes()), ct);
-                    }
+                    work.push(Entry::new(DESTROY_INSTANCES, place, Addr::NULL, ct.addr(), c.elements(None), 0));
                 }
             }
             _ => {}
@@ -116,45 +168,72 @@ pub fn destroy_descriptor(d: Desc, finalize_first: bool, destroy_pointers: bool)
 /// A descriptor on the heap of room for `rank` dimensions and an addendum
 /// of `len_parameters`, for a call of `f`; freed after.
 pub fn with_temporary_descriptor<R>(rank: usize, len_parameters: usize, f: impl FnOnce(Desc) -> R) -> R {
+    let storage = temporary_descriptor(rank, len_parameters);
+    let r = f(storage);
+    memory::deallocate(storage.addr());
+    r
+}
+
+/// Heap storage for a descriptor of `rank` with an addendum of
+/// `len_parameters`; the caller frees it.
+fn temporary_descriptor(rank: usize, len_parameters: usize) -> Desc {
     let storage = memory::allocate(descriptor_bytes(rank, true, len_parameters));
     if storage.is_null() {
         terminator::crash_with(Site::UNKNOWN, b"out of device heap for a temporary descriptor");
     }
-    let r = f(Desc(storage));
-    memory::deallocate(storage);
-    r
+    Desc(storage)
 }
+
+/// Kinds of [`finalize`]'s work.
+const FINALIZE: u32 = 1;
+const FINALIZE_AND_FREE: u32 = 2;
 
 /// flang-rt's `Finalize` (F'2018 7.5.6.2): the final subroutine of the
 /// elements' type, then of their finalizable components, the parent
-/// component last.
+/// component last. Components and parents are visited through a
+/// [`Worklist`], where the parent is pushed first (so that it comes last);
+/// the temporary descriptors of a parent or a data component are freed once
+/// their final subroutine has run.
 pub fn finalize(d: Desc, t: TypeInfo) {
-    if t.no_finalization_needed() || !d.is_allocated() {
-        return;
-    }
-    call_final_subroutine(d, t);
-    let elements = d.elements();
-    for c in t.components() {
-        if t.has_parent() && c.offset() == 0 && c.genre() == component_genre::DATA && c.derived_type() == t.parent() {
-            continue; // the parent component, below
+    let mut work = Worklist::new();
+    work.push(Entry::new(FINALIZE, d.addr(), Addr::NULL, t.addr(), 0, 0));
+    while let Some(e) = work.pop() {
+        let (d, Some(t)) = (Desc(e.a), TypeInfo::at(e.c)) else { continue };
+        if !t.no_finalization_needed() && d.is_allocated() {
+            finalize_one(d, t, &mut work);
         }
-        for n in 0..elements {
-            finalize_component(d.base().offset(d.element_offset(n)).plus(c.offset()), c);
+        if e.kind == FINALIZE_AND_FREE {
+            // What `finalize_one` pushed refers to the data, not to `d`.
+            memory::deallocate(d.addr());
         }
-    }
-    if let Some(parent) = t.parent().filter(|p| !p.no_finalization_needed()) {
-        with_temporary_descriptor(d.rank(), d.len_parameters(), |p| {
-            p.copy_from(d);
-            p.set_attribute(attribute::POINTER);
-            p.set_derived_type(Some(parent));
-            p.set_elem_len(parent.size_in_bytes());
-            finalize(p, parent);
-        });
     }
 }
 
-/// Finalizes the component `c` at `place` of one instance.
-fn finalize_component(place: Addr, c: Comp) {
+/// The final subroutine of `d`'s elements; their parent component and
+/// finalizable components go to `work`.
+fn finalize_one(d: Desc, t: TypeInfo, work: &mut Worklist) {
+    call_final_subroutine(d, t);
+    if let Some(parent) = t.parent().filter(|p| !p.no_finalization_needed()) {
+        let p = temporary_descriptor(d.rank(), d.len_parameters());
+        p.copy_from(d);
+        p.set_attribute(attribute::POINTER);
+        p.set_derived_type(Some(parent));
+        p.set_elem_len(parent.size_in_bytes());
+        work.push(Entry::new(FINALIZE_AND_FREE, p.addr(), Addr::NULL, parent.addr(), 0, 0));
+    }
+    for c in t.components() {
+        if t.has_parent() && c.offset() == 0 && c.genre() == component_genre::DATA && c.derived_type() == t.parent() {
+            continue; // the parent component, above
+        }
+        for n in 0..d.elements() {
+            finalize_component(d.base().offset(d.element_offset(n)).plus(c.offset()), c, work);
+        }
+    }
+}
+
+/// Schedules the finalization of the component `c` at `place` of one
+/// instance.
+fn finalize_component(place: Addr, c: Comp, work: &mut Worklist) {
     match c.genre() {
         component_genre::ALLOCATABLE | component_genre::AUTOMATIC => {
             let cd = Desc(place);
@@ -164,7 +243,7 @@ fn finalize_component(place: Addr, c: Comp) {
             // The dynamic type of a polymorphic component decides.
             let dynamic = if c.category() == Some(TypeCategory::Derived) { cd.derived_type() } else { c.derived_type() };
             if let Some(ct) = dynamic.filter(|ct| !ct.no_finalization_needed()) {
-                finalize(cd, ct);
+                work.push(Entry::new(FINALIZE, place, Addr::NULL, ct.addr(), 0, 0));
             }
         }
         component_genre::DATA => {
@@ -175,10 +254,9 @@ fn finalize_component(place: Addr, c: Comp) {
                     let (lb, ub) = c.bounds(j, None);
                     *e = (ub - lb + 1).max(0);
                 }
-                with_temporary_descriptor(rank, ct.len_parameters(), |cd| {
-                    cd.establish_derived(ct, place, rank, Some(&extents[..rank]), attribute::OTHER);
-                    finalize(cd, ct);
-                });
+                let cd = temporary_descriptor(rank, ct.len_parameters());
+                cd.establish_derived(ct, place, rank, Some(&extents[..rank]), attribute::OTHER);
+                work.push(Entry::new(FINALIZE_AND_FREE, cd.addr(), Addr::NULL, ct.addr(), 0, 0));
             }
         }
         _ => {}

@@ -30,3 +30,4 @@ pub mod reduction;
 pub mod terminator;
 pub mod transformational;
 pub mod type_info;
+pub mod work;

@@ -4,7 +4,7 @@
 //! allocates, lower bounds 1; elements of a derived type with allocatable
 //! components are deep copies.
 
-use super::assign::assign_components;
+use super::assign::assign_instance;
 use super::derived;
 use super::descriptor::Desc;
 use super::memory::Addr;
@@ -34,8 +34,8 @@ fn result_like(result: Desc, source: Desc, extents: &[i64], name: &[u8], site: S
 fn copy_element(to: Addr, from: Addr, source: Desc, site: Site) {
     match source.derived_type().filter(|t| !t.no_destruction_needed() || !t.no_initialization_needed()) {
         Some(t) => {
-            derived::initialize_instance(to, t, Some(source));
-            assign_components(to, from, t, assign_flags::MAYBE_REALLOCATE, Some(source), site);
+            derived::initialize_instances(to, t, 1, Some(source));
+            assign_instance(to, from, t, assign_flags::MAYBE_REALLOCATE, Some(source), site);
         }
         None => to.copy_from(from, source.elem_len()),
     }
