@@ -22,6 +22,10 @@ commands:
                  nvptx offloading as the third column
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
+  fortran-symbols
+                 the flang-rt entry points (_FortranA*) flang 22 emits for the
+                 Fortran corpus at -O0 and -O2, as the table of
+                 docs/fortran-runtime.md
   help           this text";
 
 fn main() -> ExitCode {
@@ -31,6 +35,7 @@ fn main() -> ExitCode {
         Some("check-abi") => check_abi(&[]),
         Some("corpus") => run_corpus(),
         Some("remarks") => remarks_table(),
+        Some("fortran-symbols") => xtask::fortran_runtime::table(&corpus::Options::default()).map(|t| print!("{t}")),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
             "--bench" => xtask::bench_cost::table().map(|rows| println!("{}", xtask::bench_cost::render(&rows))),
             "--lto" => xtask::static_cost::table(&corpus::Options::default(), "-O2 -foffload-lto").map(|rows| {
