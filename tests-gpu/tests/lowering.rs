@@ -107,10 +107,10 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     assert!(!member.lines().any(|l| l.starts_with('@') && l.contains("addrspace(3)")), "the Fortran runtime member keeps shared memory");
     // The Fortran runtime leaves no cycle in a kernel's call graph (derived
     // types are walked through a work list): nvlink bounds every stack, which
-    // the driver then reserves. With a cycle it printed "Stack size for entry
-    // function cannot be statically determined" and the driver gave each
-    // thread 1 KiB, less than flang's own -O0 frames (fortran_assign's `deep`:
-    // 2888 bytes).
+    // the driver then reserves. A cycle makes nvlink warn "Stack size for
+    // entry function cannot be statically determined", and the driver gives
+    // each thread 1 KiB, less than flang's own -O0 frames (fortran_assign's
+    // `deep`: 2888 bytes).
     for program in ["fortran_assign", "fortran_reduce", "fortran_strings", "fortran_numeric"] {
         for level in ["O0", "O2"] {
             let exe = corpus::Options::default().out.join(format!("{program}.{level}"));

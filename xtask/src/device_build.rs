@@ -62,9 +62,9 @@ pub fn build() -> Result<Artifacts> {
     let (ir, report) = runtime_ir("target/device", &[], ir_rewrite::KEEP_LINKED)?;
     let (lto_ir, _) = runtime_ir("target/device-lto", &["--features", "lto-member"], ir_rewrite::KEEP_LINKED)?;
     // A third copy with flang-rt's entry points (`crate::fortran`), from
-    // which the Fortran runtime member keeps those alone: built apart, the
-    // two copies above are what they were without it (rustc's inliner sees
-    // no extra callers of the helpers they share).
+    // which the Fortran runtime member keeps those alone: built apart, so
+    // that the two copies above do not depend on it (rustc's inliner sees no
+    // extra callers of the helpers they share with it).
     let (fortran_ir, _) = runtime_ir("target/device-fortran", &["--features", "fortran"], &[])?;
     let out = runtime_dir();
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
