@@ -26,6 +26,9 @@ if [ "${CI:-}" = true ]; then
     say "plain 'clang-22 -fopenmp --offload-arch=sm_90' links against the installed omprt"
     # -O0 with `use omp_lib`: the archive's Fortran member defines its constants.
     flang-22 -O0 -fopenmp --offload-arch=sm_90 tests-gpu/programs/fortran_regions.f90 -o "$tmp/fortran_regions"
+    # Array assignment, derived types, finalization: flang-rt's entry points
+    # from the archive's Fortran runtime member (the program's .mod files go to $tmp).
+    flang-22 -O0 -fopenmp --offload-arch=sm_90 -J "$tmp" tests-gpu/programs/fortran_assign.f90 -o "$tmp/fortran_assign"
     say "plain 'flang-22 -fopenmp --offload-arch=sm_90' links against the installed omprt"
     # The package over install.sh's files: they come back after its removal.
     bash scripts/package-check.sh

@@ -1,5 +1,6 @@
 //! Types that cross the boundary between clang 22's OpenMP offload code, the
-//! omprt device runtime and the host side.
+//! omprt device runtime and the host side, and (`fortran`) the descriptors
+//! and type descriptions flang 22's code passes to its Fortran runtime.
 //!
 //! Every layout here is fixed by what clang 22 emits (see `docs/abi.md`).
 //! Sizes and offsets are pinned with
@@ -11,6 +12,7 @@
 pub mod alloc;
 pub mod environment;
 pub mod exec_mode;
+pub mod fortran;
 pub mod host;
 pub mod ident;
 pub mod reduction;

@@ -44,6 +44,8 @@ pub mod config;
 pub mod debug;
 pub mod execution;
 pub mod exports;
+#[cfg(any(feature = "fortran", not(target_arch = "nvptx64")))]
+pub mod fortran;
 pub mod libc;
 pub mod memory;
 pub mod reduction;

@@ -2,7 +2,7 @@
 //! runtime (`cargo xtask build-device`, which `scripts/test.sh` runs first).
 
 use std::collections::BTreeSet;
-use xtask::{abi_table, corpus, device_build, fortran_modules, ir_rewrite, report, runtime_dir, tools};
+use xtask::{abi_table, corpus, device_build, fortran_modules, fortran_runtime, ir_rewrite, report, runtime_dir, tools};
 
 fn runtime_ir() -> String {
     let bc = runtime_dir().join("libomptarget-nvptx.bc");
@@ -48,6 +48,11 @@ fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
                 .collect();
             assert!(left.is_empty(), "{}: runtime functions left out of line: {left:?}", exe.display());
         }
+        // A program that calls no flang-rt entry point links none of the
+        // Fortran runtime member: nvlink takes an archive member only for a
+        // symbol it resolves.
+        let fortran = fortran_runtime_functions(&exe);
+        assert!(fortran.is_empty(), "{}: Fortran runtime functions {fortran:?}", exe.display());
     }
     let report = abi_table::check_bitcode(&runtime_dir().join("libomptarget-nvptx.bc"), &summary.needed_symbols())
         .unwrap_or_else(|e| panic!("{e}"));
@@ -65,10 +70,59 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     let summary = corpus::check_fortran_all(&corpus::Options::default()).unwrap_or_else(|e| panic!("{e}"));
     println!("{}", summary.render());
     let programs: BTreeSet<&str> = summary.builds.iter().map(|b| b.program.as_str()).collect();
-    for required in ["fortran_loops.f90", "fortran_regions.f90", "fortran_sync.f90"] {
+    for required in [
+        "fortran_loops.f90",
+        "fortran_regions.f90",
+        "fortran_sync.f90",
+        "fortran_assign.f90",
+        "fortran_reduce.f90",
+        "fortran_strings.f90",
+        "fortran_numeric.f90",
+    ] {
         assert!(programs.contains(required), "the corpus lacks {required}");
     }
     assert!(summary.ok(), "Fortran corpus failures:\n{}", summary.render());
+    // flang-rt's entry points the corpus makes flang emit are the table of
+    // docs/fortran-runtime.md, row by row (each defined with flang's type:
+    // the "types" check of each build above), and what omprt does for each.
+    let table = fortran_runtime::table_of(&summary);
+    let documented = fortran_runtime::documented().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        documented == table,
+        "{} does not list what flang 22 emits for the corpus: replace its table with `cargo xtask fortran-symbols`:\n{table}",
+        fortran_runtime::DOC
+    );
+    assert!(table.lines().count() > 80, "the Fortran corpus no longer reaches flang's runtime:\n{table}");
+    // nvlink takes the Fortran runtime member only for the programs that
+    // call flang-rt's entry points; the OpenMP-only ones pay nothing. The
+    // member keeps no state in shared memory.
+    // (flang at -O0 declares `_FortranAAssign` in programs that never call
+    // it: ptxas drops the declaration, and nvlink links nothing for it.)
+    for b in &summary.builds {
+        let fortran = fortran_runtime_functions(&b.executable);
+        let calls = ["fortran_assign.f90", "fortran_reduce.f90", "fortran_strings.f90", "fortran_numeric.f90"].contains(&b.program.as_str());
+        assert_eq!(!fortran.is_empty(), calls, "{} {}: Fortran runtime functions {fortran:?}", b.program, b.opt);
+    }
+    let member = tools::disassemble(&runtime_dir().join(device_build::FORTRAN_RUNTIME_MEMBER)).unwrap();
+    assert!(!member.lines().any(|l| l.starts_with('@') && l.contains("addrspace(3)")), "the Fortran runtime member keeps shared memory");
+    // The Fortran runtime leaves no cycle in a kernel's call graph (derived
+    // types are walked through a work list): nvlink bounds every stack, which
+    // the driver then reserves. A cycle makes nvlink warn "Stack size for
+    // entry function cannot be statically determined", and the driver gives
+    // each thread 1 KiB, less than flang's own -O0 frames (fortran_assign's
+    // `deep`: 2888 bytes).
+    for program in ["fortran_assign", "fortran_reduce", "fortran_strings", "fortran_numeric"] {
+        for level in ["O0", "O2"] {
+            let exe = corpus::Options::default().out.join(format!("{program}.{level}"));
+            let data = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+            let input = omprt_host::image::read(&data).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+            let cubin = input.images[0].cubin().expect("a cubin").unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+            for k in &cubin.kernels {
+                let stack = k.stack_bytes.unwrap_or(0);
+                assert!(stack < u32::MAX, "{}: {} has a stack nvlink cannot bound", exe.display(), k.name);
+            }
+        }
+    }
     for b in &summary.builds {
         assert!(b.executable.is_file(), "{} {}: no executable", b.program, b.opt);
     }
@@ -135,6 +189,62 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     let text = std::fs::read_to_string(&ll).unwrap_or_else(|e| panic!("{}: {e}", ll.display()));
     let declared = text.lines().filter(|l| l.starts_with("@_QMomp_libEC") && l.contains(" = external constant ")).count();
     assert!(declared > 100, "{}: {declared} omp_lib constants declared; the test no longer needs the Fortran member", ll.display());
+}
+
+/// The functions of the Fortran runtime member (flang-rt's entry points and
+/// the runtime code under them) in the images of the executable `exe`.
+fn fortran_runtime_functions(exe: &std::path::Path) -> Vec<String> {
+    let data = std::fs::read(exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+    let input = omprt_host::image::read(&data).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+    let mut found = Vec::new();
+    for image in &input.images {
+        let Some(cubin) = image.cubin() else { continue };
+        let cubin = cubin.unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+        found.extend(cubin.functions.iter().map(|f| f.name).filter(|n| n.starts_with("_FortranA") || n.contains("omprt_device_rtl7fortran")).map(String::from));
+    }
+    found
+}
+
+/// The Fortran runtime member serves any device link that asks for its
+/// entry points: a C target region that calls `_FortranASumReal8` with a
+/// descriptor it builds (the host fallback gets a stand-in of its own)
+/// links with clang's default compile and with `-foffload-lto` (where nvlink
+/// takes it into the LTO link), and flang's `Sum` is there.
+#[test]
+fn the_fortran_runtime_member_serves_clangs_default_and_offload_lto_links() {
+    let dir = scratch_dir("flang-rt-from-c");
+    let src = dir.join("sum.c");
+    std::fs::write(
+        &src,
+        "#include <stddef.h>\n#include <stdint.h>\n#include <stdio.h>\n\
+         typedef struct { void *base; size_t elem_len; int version; unsigned char rank; signed char type;\n\
+                          unsigned char attribute, extra; int64_t lower, extent, stride; } vector;\n\
+         double _FortranASumReal8(const vector *, const char *, int, int, const void *);\n\
+         #ifndef __NVPTX__\n\
+         double _FortranASumReal8(const vector *v, const char *f, int l, int d, const void *m) { return -1; }\n\
+         #endif\n\
+         int main(void) {\n  double a[4] = {1, 2, 3, 4}, s = 0;\n\
+         #pragma omp target map(to: a) map(from: s)\n  {\n\
+             vector v = {a, 8, 20240719, 1, 28, 0, 0, 1, 4, 8};\n    s = _FortranASumReal8(&v, 0, 0, 0, 0);\n  }\n\
+           printf(\"%g\\n\", s);\n  return 0;\n}\n",
+    )
+    .unwrap();
+    for lto in [false, true] {
+        let exe = dir.join(if lto { "sum.lto" } else { "sum" });
+        let mut cc = std::process::Command::new(tools::clang().unwrap());
+        cc.arg("-O2").args(corpus::user_flags(corpus::LINK_ARCH).unwrap());
+        if lto {
+            cc.arg("-foffload-lto");
+        }
+        tools::run(cc.arg(&src).arg("-o").arg(&exe)).unwrap_or_else(|e| panic!("-foffload-lto {lto}: {e}"));
+        let data = std::fs::read(&exe).unwrap();
+        let input = omprt_host::image::read(&data).unwrap();
+        let cubin = input.images[0].cubin().expect("a cubin").unwrap();
+        let fortran = cubin.functions.iter().any(|f| f.name == "_FortranASumReal8" || f.name.contains("omprt_device_rtl7fortran"));
+        let kernel_calls = cubin.kernels.len();
+        assert!(kernel_calls == 1 && (fortran || lto), "-foffload-lto {lto}: no _FortranASumReal8 in {}", exe.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Each named constant flang's -O0 device code declares for a program that

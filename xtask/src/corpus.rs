@@ -74,6 +74,9 @@ pub struct Build {
     pub executable: PathBuf,
     /// Runtime entry points the device code calls.
     pub needed: BTreeSet<String>,
+    /// flang-rt's entry points (`_FortranA*`) flang's device code calls
+    /// (empty for C and C++).
+    pub fortran_runtime: BTreeSet<String>,
     /// (arch, error) for each arch that failed.
     pub failures: Vec<(String, String)>,
 }
@@ -427,7 +430,7 @@ pub fn check_all(opts: &Options) -> Result<Summary> {
             if let Err(e) = check_out_of_line_region_arguments(&src, opt, &opts.out) {
                 failures.push(("regions called out of line".into(), e));
             }
-            builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
+            builds.push(Build { program, opt: opt.to_string(), executable, needed, fortran_runtime: BTreeSet::new(), failures });
         }
     }
     progress.finish();
@@ -461,23 +464,32 @@ pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
                     failures.push(("regions called out of line".into(), e));
                 }
             }
-            builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
+            builds.push(Build { program, opt: opt.to_string(), executable, needed, fortran_runtime: BTreeSet::new(), failures });
         }
     }
     progress.finish();
     Ok(Summary { builds })
 }
 
-/// `flang-22 <opt> -fopenmp --offload-arch=<arch>` against omprt. flang's
-/// driver takes neither `--cuda-path` nor `--libomptarget-nvptx-bc-path`: it
-/// finds CUDA through the `ptxas` on PATH, and links no runtime bitcode at
-/// compile time, so the whole runtime comes from `libompdevice.a` at the
-/// device link (its LTO member: one copy of the team state for every call).
-fn flang_command(opt: &str, arch: &str) -> Result<Command> {
+/// `flang-22 <opt> -fopenmp --offload-arch=<arch>` against omprt, for the
+/// program `src` with outputs in `out`. flang's driver takes neither
+/// `--cuda-path` nor `--libomptarget-nvptx-bc-path`: it finds CUDA through
+/// the `ptxas` on PATH, and links no runtime bitcode at compile time, so the
+/// whole runtime comes from `libompdevice.a` at the device link (its LTO
+/// member: one copy of the team state for every call; its Fortran runtime
+/// member for flang-rt's entry points). The `.mod` files of the program's
+/// modules go to a folder of that compile's own (`-J`), not the working
+/// directory.
+fn flang_command(src: &Path, opt: &str, arch: &str, out: &Path) -> Result<Command> {
+    let name = src.file_stem().unwrap().to_string_lossy();
+    let modules = out.join(format!("{name}.{}.{arch}.modules", opt.trim_start_matches('-')));
+    std::fs::create_dir_all(&modules).map_err(|e| format!("cannot create {}: {e}", modules.display()))?;
     let mut c = flang_with_cuda_on_path()?;
     c.arg(opt)
         .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
-        .arg(format!("-L{}", runtime_dir().display()));
+        .arg(format!("-L{}", runtime_dir().display()))
+        .arg("-J")
+        .arg(modules);
     Ok(c)
 }
 
@@ -498,7 +510,7 @@ pub fn flang_with_cuda_on_path() -> Result<Command> {
 pub fn build_fortran_executable(src: &Path, opt: &str, out: &Path) -> Result<PathBuf> {
     let name = src.file_stem().unwrap().to_string_lossy();
     let exe = out.join(format!("{name}.{}", opt.trim_start_matches('-')));
-    tools::run(flang_command(opt, LINK_ARCH)?.arg(src).arg("-o").arg(&exe))?;
+    tools::run(flang_command(src, opt, LINK_ARCH, out)?.arg(src).arg("-o").arg(&exe))?;
     Ok(exe)
 }
 
@@ -511,17 +523,36 @@ pub fn build_fortran_executable(src: &Path, opt: &str, out: &Path) -> Result<Pat
 pub fn check_fortran_device_object(src: &Path, opt: &str, arch: &str, out: &Path, runtime_exports: &BTreeSet<String>) -> Result<()> {
     let name = src.file_stem().unwrap().to_string_lossy();
     let obj = out.join(format!("{name}.{}.{arch}.cubin", opt.trim_start_matches('-')));
-    tools::run(flang_command(opt, arch)?.args(["--offload-device-only", "-c"]).arg(src).arg("-o").arg(&obj))?;
+    tools::run(flang_command(src, opt, arch, out)?.args(["--offload-device-only", "-c"]).arg(src).arg("-o").arg(&obj))?;
     let unknown: Vec<String> = undefined_symbols(&obj)?.into_iter().filter(|s| !cuda_provided(s) && !runtime_exports.contains(s)).collect();
     if unknown.is_empty() { Ok(()) } else { Err(format!("the {arch} cubin calls {unknown:?}, which omprt does not define")) }
 }
 
-/// The runtime functions flang's device code of `src` declares, with the
-/// types it calls them with.
+/// The runtime functions flang's device code of `src` declares (OpenMP's
+/// and flang-rt's), with the types it calls them with.
 pub fn fortran_declarations(src: &Path, opt: &str, out: &Path) -> Result<BTreeMap<String, abi_table::LlvmFnType>> {
-    let mut flang = flang_command(opt, LINK_ARCH)?;
+    let mut flang = flang_command(src, opt, LINK_ARCH, out)?;
     flang.args(["--offload-device-only", "-emit-llvm", "-S"]);
-    Ok(declarations_in_device_ir(flang, src, opt, out)?.into_iter().filter(|(n, _)| is_runtime_symbol(n)).collect())
+    Ok(declarations_in_device_ir(flang, src, opt, out)?.into_iter().filter(|(n, _)| is_runtime_symbol(n) || is_fortran_runtime_symbol(n)).collect())
+}
+
+/// flang-rt's entry points (`_FortranA*`), which the archive's Fortran
+/// runtime member provides.
+pub fn is_fortran_runtime_symbol(name: &str) -> bool {
+    name.starts_with(crate::device_build::FORTRAN_RUNTIME_PREFIX)
+}
+
+/// The non-internal functions of the archive's Fortran runtime member, with
+/// their types.
+pub fn fortran_runtime_definitions() -> Result<BTreeMap<String, (abi_table::LlvmFnType, String)>> {
+    let member = runtime_dir().join(crate::device_build::FORTRAN_RUNTIME_MEMBER);
+    if !member.is_file() {
+        return Err(format!("{} is missing: run 'cargo xtask build-device'", member.display()));
+    }
+    Ok(abi_table::parse_ll_definitions(&tools::disassemble(&member)?)
+        .into_iter()
+        .filter(|(_, (_, linkage))| !matches!(linkage.as_str(), "internal" | "private"))
+        .collect())
 }
 
 /// Builds every Fortran program of the corpus at every level: the sm_90 link,
@@ -538,7 +569,11 @@ pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
         return Err(format!("{} is missing: run 'cargo xtask build-device' with flang-22 installed", fortran_member.display()));
     }
     runtime_exports.extend(crate::fortran_modules::defined_constants(&fortran_member)?);
-    let definitions = abi_table::parse_ll_definitions(&ir);
+    // flang-rt's entry points, from the archive's Fortran runtime member.
+    let fortran_runtime = fortran_runtime_definitions()?;
+    runtime_exports.extend(fortran_runtime.keys().cloned());
+    let mut definitions = abi_table::parse_ll_definitions(&ir);
+    definitions.extend(fortran_runtime);
     let mut builds = Vec::new();
     let sources = fortran_programs(&opts.programs)?;
     let progress = Progress::new("corpus (Fortran)", sources.len() * OPT_LEVELS.len());
@@ -556,20 +591,20 @@ pub fn check_fortran_all(opts: &Options) -> Result<Summary> {
                     failures.push((format!("ptxas {arch}"), e));
                 }
             }
-            let needed = match fortran_declarations(&src, opt, &opts.out) {
+            let (needed, fortran_runtime) = match fortran_declarations(&src, opt, &opts.out) {
                 Ok(declared) => {
                     let wrong = abi_table::declaration_mismatches(&declared, &definitions);
                     if !wrong.is_empty() {
                         failures.push(("types".into(), wrong.join("\n")));
                     }
-                    declared.into_keys().collect()
+                    declared.into_keys().partition(|n: &String| !is_fortran_runtime_symbol(n))
                 }
                 Err(e) => {
                     failures.push(("device IR".into(), e));
-                    BTreeSet::new()
+                    (BTreeSet::new(), BTreeSet::new())
                 }
             };
-            builds.push(Build { program, opt: opt.to_string(), executable, needed, failures });
+            builds.push(Build { program, opt: opt.to_string(), executable, needed, fortran_runtime, failures });
         }
     }
     progress.finish();
@@ -625,7 +660,7 @@ pub fn check_archs(opts: &Options) -> Result<Summary> {
                 failures.push((format!("link {arch}"), e));
                 PathBuf::new()
             });
-            builds.push(Build { program: program.to_string(), opt: format!("{arch} {flags}"), executable, needed: BTreeSet::new(), failures });
+            builds.push(Build { program: program.to_string(), opt: format!("{arch} {flags}"), executable, needed: BTreeSet::new(), fortran_runtime: BTreeSet::new(), failures });
         }
     }
     Ok(Summary { builds })

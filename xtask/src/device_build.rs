@@ -18,6 +18,13 @@ pub const LIBC_API: &[&str] = &["__assert_fail", "abort", "puts", "memcmp", "str
 /// code calls these through `omp.h`/`ompx.h`.
 pub const API_PREFIXES: &[&str] = &["omp_", "ompx_", "llvm_omp_", "__llvm_omp_"];
 
+/// The prefix of flang-rt's entry points (`RTNAME`), which the Fortran
+/// runtime member exports (`device-rtl/src/exports/fortran.rs`).
+pub const FORTRAN_RUNTIME_PREFIX: &str = "_FortranA";
+
+/// The archive's member with flang-rt's entry points.
+pub const FORTRAN_RUNTIME_MEMBER: &str = "libompdevice-flang-rt.bc";
+
 /// The bitcode and archive clang links.
 pub struct Artifacts {
     pub bitcode: PathBuf,
@@ -25,6 +32,8 @@ pub struct Artifacts {
     pub report: ir_rewrite::RewriteReport,
     /// The archive's member with flang's module constants; `None` without flang.
     pub fortran: Option<PathBuf>,
+    /// The archive's member with flang-rt's entry points ([`FORTRAN_RUNTIME_MEMBER`]).
+    pub fortran_runtime: PathBuf,
 }
 
 /// Whether `name` may be visible in the runtime bitcode.
@@ -38,6 +47,7 @@ pub fn api_checker() -> Result<impl Fn(&str) -> bool> {
             || LIBC_API.contains(&n)
             || CONFIG_GLOBALS.contains(&n)
             || API_PREFIXES.iter().any(|p| n.starts_with(p))
+            || n.starts_with(FORTRAN_RUNTIME_PREFIX)
     })
 }
 
@@ -49,8 +59,13 @@ pub fn build() -> Result<Artifacts> {
     // after rustc), the branches left for LLVM to fold would still stand
     // when openmp-opt runs, and it would keep stores it otherwise drops
     // (4 bytes of shared memory more in parallel_for.c's kernels).
-    let (ir, report) = runtime_ir("target/device", &[])?;
-    let (lto_ir, _) = runtime_ir("target/device-lto", &["--features", "lto-member"])?;
+    let (ir, report) = runtime_ir("target/device", &[], ir_rewrite::KEEP_LINKED)?;
+    let (lto_ir, _) = runtime_ir("target/device-lto", &["--features", "lto-member"], ir_rewrite::KEEP_LINKED)?;
+    // A third copy with flang-rt's entry points (`crate::fortran`), from
+    // which the Fortran runtime member keeps those alone: built apart, so
+    // that the two copies above do not depend on it (rustc's inliner sees no
+    // extra callers of the helpers they share with it).
+    let (fortran_ir, _) = runtime_ir("target/device-fortran", &["--features", "fortran"], &[])?;
     let out = runtime_dir();
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let ll = out.join("libomptarget-nvptx.ll");
@@ -78,16 +93,64 @@ pub fn build() -> Result<Artifacts> {
     let _ = std::fs::remove_file(&lto_whole);
     // flang's module constants, for Fortran programs built at -O0.
     let fortran = fortran_modules::build(&out)?;
+    let fortran_runtime = fortran_runtime_member(&fortran_ir, &out)?;
     let archive = out.join("libompdevice.a");
     let _ = std::fs::remove_file(&archive);
-    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless).arg(&lto).args(&fortran))?;
-    Ok(Artifacts { bitcode, archive, report, fortran })
+    tools::run(Command::new(tools::llvm_tool("llvm-ar")?).arg("rcs").arg(&archive).arg(&stateless).arg(&lto).args(&fortran).arg(&fortran_runtime))?;
+    Ok(Artifacts { bitcode, archive, report, fortran, fortran_runtime })
+}
+
+/// The Fortran runtime member ([`FORTRAN_RUNTIME_MEMBER`]) from the copy of
+/// the runtime built with the `fortran` feature: its `_FortranA*` functions
+/// (hidden, as the LTO member's API) and what they use, everything else
+/// internal and dropped (`opt -passes=internalize,globaldce`). nvlink takes
+/// it only for a program that calls one of them, so a kernel that calls none
+/// pays nothing. They keep no per-team state: a shared-memory static in it
+/// would be a second copy of the OpenMP runtime's, and fails the build.
+fn fortran_runtime_member(ir: &str, out: &Path) -> Result<PathBuf> {
+    let api: Vec<String> = abi_table::parse_ll_definitions(ir)
+        .into_keys()
+        .filter(|n| n.starts_with(FORTRAN_RUNTIME_PREFIX))
+        .collect();
+    if api.is_empty() {
+        return Err("the fortran build of the runtime defines no _FortranA* function".into());
+    }
+    // rustc's `@llvm.used` keeps the device environment, which this member
+    // must not define.
+    let kept: Vec<&str> = ir.lines().filter(|l| !l.starts_with("@llvm.used = ")).collect();
+    let whole_ll = out.join("libompdevice-flang-rt-whole.ll");
+    std::fs::write(&whole_ll, ir_rewrite::for_lto(&(kept.join("\n") + "\n"))).map_err(|e| format!("cannot write {}: {e}", whole_ll.display()))?;
+    let member = out.join(FORTRAN_RUNTIME_MEMBER);
+    tools::run(
+        Command::new(tools::llvm_tool("opt")?)
+            .arg("-passes=internalize,globaldce")
+            .arg(format!("-internalize-public-api-list={}", api.join(",")))
+            .arg(&whole_ll)
+            .arg("-o")
+            .arg(&member),
+    )?;
+    let _ = std::fs::remove_file(&whole_ll);
+    let text = tools::disassemble(&member)?;
+    let exported: Vec<String> = abi_table::parse_ll_definitions(&text)
+        .into_iter()
+        .filter(|(_, (_, linkage))| !matches!(linkage.as_str(), "internal" | "private"))
+        .map(|(n, _)| n)
+        .filter(|n| !n.starts_with(FORTRAN_RUNTIME_PREFIX))
+        .collect();
+    let shared: Vec<&str> = text.lines().filter(|l| l.starts_with('@') && l.contains("addrspace(3)")).collect();
+    if !exported.is_empty() || !shared.is_empty() {
+        return Err(format!(
+            "the Fortran runtime member must export only _FortranA* functions and keep no shared memory: exports {exported:?}, shared {shared:?}"
+        ));
+    }
+    Ok(member)
 }
 
 /// rustc's bitcode of the runtime, built in `target_dir` (under the
-/// repository) with `cargo_args`, rewritten ([`ir_rewrite::rewrite`]) and
-/// checked against the runtime's memory and visibility rules.
-fn runtime_ir(target_dir: &str, cargo_args: &[&str]) -> Result<(String, ir_rewrite::RewriteReport)> {
+/// repository) with `cargo_args`, rewritten ([`ir_rewrite::rewrite`], with
+/// `keep` in `@llvm.compiler.used`) and checked against the runtime's memory
+/// and visibility rules.
+fn runtime_ir(target_dir: &str, cargo_args: &[&str], keep: &[&str]) -> Result<(String, ir_rewrite::RewriteReport)> {
     let root = repo_root();
     let target_dir = root.join(target_dir);
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
@@ -106,7 +169,7 @@ fn runtime_ir(target_dir: &str, cargo_args: &[&str]) -> Result<(String, ir_rewri
     })?;
     let bc = newest_bitcode(&target_dir.join("nvptx64-nvidia-cuda/release/deps"))?;
     let ir = tools::disassemble(&bc)?;
-    let (ir, report) = ir_rewrite::rewrite(&ir, &CONFIG_GLOBALS, ir_rewrite::KEEP_LINKED)?;
+    let (ir, report) = ir_rewrite::rewrite(&ir, &CONFIG_GLOBALS, keep)?;
     let is_api = api_checker()?;
     let violations = ir_rewrite::check(&ir, &is_api);
     if !violations.is_empty() {

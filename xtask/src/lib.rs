@@ -3,6 +3,7 @@
 //!
 //! * [`device_build`]: device-rtl → `libomptarget-nvptx.bc` + `libompdevice.a`
 //! * [`fortran_modules`]: flang's module constants for the device (an archive member)
+//! * [`fortran_runtime`]: the table of flang-rt entry points the Fortran corpus needs
 //! * [`ir_rewrite`]: the post-link IR step (shared memory, weak defaults, checks)
 //! * [`abi_table`]: conformance against LLVM 22's `OMPKinds.def`
 //! * [`corpus`]: compiling OpenMP programs with clang 22 against the runtime
@@ -22,6 +23,7 @@ pub mod bench_cost;
 pub mod corpus;
 pub mod device_build;
 pub mod fortran_modules;
+pub mod fortran_runtime;
 pub mod ir_rewrite;
 pub mod prose;
 pub mod package;

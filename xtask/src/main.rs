@@ -44,6 +44,10 @@ commands:
   report [--check]
                  write docs/lowering-report.md from the remarks and the four static-cost
                  tables (--check: compare with it instead, and fail if it differs)
+  fortran-symbols
+                 the flang-rt entry points (_FortranA*) flang 22 emits for the
+                 Fortran corpus at -O0 and -O2, as the table of
+                 docs/fortran-runtime.md
   help           this text";
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
             println!("{}\n{}", a.deb.display(), a.tarball.display());
         }),
         Some("plot") => xtask::plot::run(&args[1..]).map(|(from, to)| eprintln!("plotted {} into {}", from.display(), to.display())),
+        Some("fortran-symbols") => xtask::fortran_runtime::table(&corpus::Options::default()).map(|t| print!("{t}")),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
             "--whole-program" => match args.get(2).map(String::as_str) {
                 None | Some("--bench") => xtask::whole_program::table_for(args.len() > 2).map(|rows| {

@@ -738,7 +738,12 @@ fn fill(format: &str, values: &[&str]) -> String {
         match rest[at + 1..].chars().next() {
             Some('%') => out.push('%'),
             Some('s' | 'u') => out.push_str(values.next().expect("omprt sim: a directive without a value")),
-            other => panic!("omprt sim: unexpected directive %{other:?} in a trap's format"),
+            // Not a report's format: the text as it is.
+            _ => {
+                out.push('%');
+                rest = &rest[at + 1..];
+                continue;
+            }
         }
         rest = &rest[at + 2..];
     }

@@ -13,6 +13,8 @@
 use core::ffi::c_void;
 
 pub mod api;
+#[cfg(any(feature = "fortran", not(target_arch = "nvptx64")))]
+pub mod fortran;
 pub mod kernel;
 pub mod libc;
 pub mod misc;

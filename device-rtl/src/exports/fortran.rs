@@ -1,0 +1,787 @@
+//! The C ABI of flang's Fortran runtime on the device: each `_FortranA*`
+//! entry point with flang-rt's exact signature (flang 22's
+//! `flang/Runtime/*.h`, as flang declares them in device IR), a one-line
+//! delegate into [`crate::fortran`]. flang's pointers become addresses here
+//! ([`Addr::from_flang`]), under flang's contract: descriptors describe
+//! memory the program owns, strings have the lengths passed with them,
+//! source files are NUL-terminated or null.
+//!
+//! Built into the Fortran runtime member of `libompdevice.a` only (the
+//! `fortran` feature); always in the host simulation.
+
+use super::*;
+use crate::fortran::allocatable;
+use crate::fortran::array_constructor;
+use crate::fortran::assign;
+use crate::fortran::character::{self, Chars};
+use crate::fortran::derived;
+use crate::fortran::descriptor::Desc;
+use crate::fortran::memory::Addr;
+use crate::fortran::numeric;
+use crate::fortran::random;
+use crate::fortran::reduction::{self as red, Bitwise, Extremum, IntProduct, IntSum, Norm2, RealProduct, RealSum};
+use crate::fortran::terminator::{self, Site};
+use crate::fortran::transformational as tf;
+
+/// The descriptor flang passes at `p`.
+///
+/// # Safety
+/// `p` is a descriptor of flang's (module docs).
+#[inline(always)]
+unsafe fn desc(p: *const c_void) -> Desc {
+    // SAFETY: forwarded from the caller.
+    Desc(unsafe { Addr::from_flang(p) })
+}
+
+/// An optional descriptor argument (`MASK=`, `PAD=`, ...): null when absent.
+///
+/// # Safety
+/// `p` is null or a descriptor of flang's.
+#[inline(always)]
+unsafe fn optional(p: *const c_void) -> Option<Desc> {
+    // SAFETY: forwarded from the caller.
+    if p.is_null() { None } else { Some(unsafe { desc(p) }) }
+}
+
+/// The source position flang passes (`sourceFile`, `sourceLine`).
+///
+/// # Safety
+/// `file` is null or a NUL-terminated string of flang's.
+#[inline(always)]
+unsafe fn site(file: *const c_void, line: i32) -> Site {
+    // SAFETY: forwarded from the caller.
+    Site { file: unsafe { Addr::from_flang(file) }, line }
+}
+
+/// A string argument of `len` characters of one byte.
+///
+/// # Safety
+/// `p` points to `len` bytes of flang's.
+#[inline(always)]
+unsafe fn chars1(p: *const c_void, len: i64) -> Chars {
+    // SAFETY: forwarded from the caller.
+    Chars::kind1(unsafe { Addr::from_flang(p) }, len.max(0) as usize)
+}
+
+// ---------------------------------------------------------------------------
+// Assignment (assign.h)
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAssign(to: VoidPtr, from: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's descriptors and source position.
+    unsafe { assign::assign_entry(desc(to), desc(from), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAssignTemporary(to: VoidPtr, from: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: as above.
+    unsafe { assign::assign_temporary(desc(to), desc(from), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACopyInAssign(temp: VoidPtr, var: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: as above.
+    unsafe { assign::copy_in_assign(desc(temp), desc(var), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACopyOutAssign(var: VoidPtr, temp: VoidPtr, file: *const c_void, line: i32) {
+    // SAFETY: as above; `var` may be null.
+    unsafe { assign::copy_out_assign(optional(var), desc(temp), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAssignExplicitLengthCharacter(to: VoidPtr, from: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: as above.
+    unsafe { assign::assign_explicit_length_character(desc(to), desc(from), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAssignPolymorphic(to: VoidPtr, from: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: as above.
+    unsafe { assign::assign_polymorphic(desc(to), desc(from), site(file, line)) }
+}
+
+// ---------------------------------------------------------------------------
+// Derived types (derived-api.h)
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAInitialize(d: *const c_void, _file: *const c_void, _line: i32) {
+    // SAFETY: flang's descriptor.
+    let d = unsafe { desc(d) };
+    if let Some(t) = d.derived_type().filter(|t| !t.no_initialization_needed()) {
+        derived::initialize(d, t);
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranADestroy(d: *const c_void) {
+    // SAFETY: flang's descriptor.
+    let d = unsafe { desc(d) };
+    if let Some(t) = d.derived_type() {
+        derived::destroy(d, true, t);
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranADestroyWithoutFinalization(d: *const c_void) {
+    // SAFETY: flang's descriptor.
+    let d = unsafe { desc(d) };
+    if let Some(t) = d.derived_type() {
+        derived::destroy(d, false, t);
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAFinalize(d: *const c_void, _file: *const c_void, _line: i32) {
+    // SAFETY: flang's descriptor.
+    let d = unsafe { desc(d) };
+    if let Some(t) = d.derived_type() {
+        derived::finalize(d, t);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Allocatables and pointers (allocatable.h, pointer.h, misc)
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAllocatableSetBounds(d: VoidPtr, zero_based_dim: i32, lower: i64, upper: i64) {
+    // SAFETY: flang's descriptor; the dimension is within its rank.
+    unsafe { allocatable::set_bounds(desc(d), zero_based_dim as usize, lower, upper) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAllocatableAllocate(
+    d: VoidPtr,
+    _async_object: *mut i64,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+    _memcpy: *const c_void,
+) -> i32 {
+    // SAFETY: flang's descriptors (ERRMSG= may be null). The asynchronous
+    // stream and copy function are CUDA Fortran's: the device heap needs neither.
+    unsafe { allocatable::allocate(desc(d), has_stat, optional(errmsg), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAllocatableDeallocate(
+    d: VoidPtr,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+) -> i32 {
+    // SAFETY: as above.
+    unsafe { allocatable::deallocate(desc(d), has_stat, optional(errmsg), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAMoveAlloc(
+    to: VoidPtr,
+    from: VoidPtr,
+    from_type: *const c_void,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+) -> i32 {
+    // SAFETY: flang's descriptors, and its type description of FROM (or null).
+    unsafe { allocatable::move_alloc(desc(to), desc(from), Addr::from_flang(from_type), has_stat, optional(errmsg), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAIsContiguous(d: *const c_void) -> bool {
+    // SAFETY: flang's descriptor.
+    unsafe { desc(d) }.is_contiguous()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPointerIsAssociatedWith(pointer: *const c_void, target: *const c_void) -> bool {
+    // SAFETY: flang's descriptors (the target may be null).
+    unsafe { allocatable::is_associated_with(desc(pointer), optional(target)) }
+}
+
+// ---------------------------------------------------------------------------
+// Array constructors (array-constructor-consts.h)
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAInitArrayConstructorVector(
+    vector: VoidPtr,
+    to: VoidPtr,
+    use_value_length: bool,
+    file: *const c_void,
+    line: i32,
+) {
+    // SAFETY: flang's storage of MaxArrayConstructorVectorSizeInBytes for the
+    // runtime's record, and its result descriptor.
+    unsafe { array_constructor::init(Addr::from_flang(vector), desc(to), use_value_length, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPushArrayConstructorValue(vector: VoidPtr, from: *const c_void) {
+    // SAFETY: the record `_FortranAInitArrayConstructorVector` filled in, and flang's descriptor.
+    unsafe { array_constructor::push_value(Addr::from_flang(vector), desc(from)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPushArrayConstructorSimpleScalar(vector: VoidPtr, from: VoidPtr) {
+    // SAFETY: as above; `from` is one element of the constructor's type.
+    unsafe { array_constructor::push_simple_scalar(Addr::from_flang(vector), Addr::from_flang(from)) }
+}
+
+// ---------------------------------------------------------------------------
+// Reductions (reduction.h)
+
+/// `<Name><Type>(array, source, line, dim, mask) -> T` for each type.
+macro_rules! total_reductions {
+    ($($name:ident: $fold:ident<$t:ty> = $intrinsic:literal;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $name(x: *const c_void, file: *const c_void, line: i32, dim: i32, mask: *const c_void) -> $t {
+            // SAFETY: flang's descriptors (MASK= may be null) and source position.
+            unsafe { red::total::<$fold<$t>>(desc(x), dim, optional(mask), $intrinsic, site(file, line)) }
+        }
+    )*};
+}
+
+total_reductions! {
+    _FortranASumInteger1: IntSum<i8> = b"SUM";
+    _FortranASumInteger2: IntSum<i16> = b"SUM";
+    _FortranASumInteger4: IntSum<i32> = b"SUM";
+    _FortranASumInteger8: IntSum<i64> = b"SUM";
+    _FortranASumReal4: RealSum<f32> = b"SUM";
+    _FortranASumReal8: RealSum<f64> = b"SUM";
+    _FortranAProductInteger1: IntProduct<i8> = b"PRODUCT";
+    _FortranAProductInteger2: IntProduct<i16> = b"PRODUCT";
+    _FortranAProductInteger4: IntProduct<i32> = b"PRODUCT";
+    _FortranAProductInteger8: IntProduct<i64> = b"PRODUCT";
+    _FortranAProductReal4: RealProduct<f32> = b"PRODUCT";
+    _FortranAProductReal8: RealProduct<f64> = b"PRODUCT";
+    _FortranAMaxvalInteger1: Max<i8> = b"MAXVAL";
+    _FortranAMaxvalInteger2: Max<i16> = b"MAXVAL";
+    _FortranAMaxvalInteger4: Max<i32> = b"MAXVAL";
+    _FortranAMaxvalInteger8: Max<i64> = b"MAXVAL";
+    _FortranAMaxvalReal4: Max<f32> = b"MAXVAL";
+    _FortranAMaxvalReal8: Max<f64> = b"MAXVAL";
+    _FortranAMinvalInteger1: Min<i8> = b"MINVAL";
+    _FortranAMinvalInteger2: Min<i16> = b"MINVAL";
+    _FortranAMinvalInteger4: Min<i32> = b"MINVAL";
+    _FortranAMinvalInteger8: Min<i64> = b"MINVAL";
+    _FortranAMinvalReal4: Min<f32> = b"MINVAL";
+    _FortranAMinvalReal8: Min<f64> = b"MINVAL";
+    _FortranAIAll1: IAll<i8> = b"IALL";
+    _FortranAIAll2: IAll<i16> = b"IALL";
+    _FortranAIAll4: IAll<i32> = b"IALL";
+    _FortranAIAll8: IAll<i64> = b"IALL";
+    _FortranAIAny1: IAny<i8> = b"IANY";
+    _FortranAIAny2: IAny<i16> = b"IANY";
+    _FortranAIAny4: IAny<i32> = b"IANY";
+    _FortranAIAny8: IAny<i64> = b"IANY";
+    _FortranAIParity1: IParity<i8> = b"IPARITY";
+    _FortranAIParity2: IParity<i16> = b"IPARITY";
+    _FortranAIParity4: IParity<i32> = b"IPARITY";
+    _FortranAIParity8: IParity<i64> = b"IPARITY";
+}
+
+type Max<T> = Extremum<T, true>;
+type Min<T> = Extremum<T, false>;
+type IAll<T> = Bitwise<T, 0>;
+type IAny<T> = Bitwise<T, 1>;
+type IParity<T> = Bitwise<T, 2>;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranANorm2_4(x: *const c_void, file: *const c_void, line: i32, dim: i32) -> f32 {
+    // SAFETY: flang's descriptor and source position.
+    unsafe { red::total::<Norm2<f32>>(desc(x), dim, None, b"NORM2", site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranANorm2_8(x: *const c_void, file: *const c_void, line: i32, dim: i32) -> f64 {
+    // SAFETY: as above.
+    unsafe { red::total::<Norm2<f64>>(desc(x), dim, None, b"NORM2", site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranANorm2Dim(result: VoidPtr, x: *const c_void, dim: i32, file: *const c_void, line: i32) {
+    // SAFETY: flang's result descriptor (storage for rank - 1 dimensions) and array.
+    unsafe { red::norm2_dim(desc(result), desc(x), dim, site(file, line)) }
+}
+
+/// `<Name>Dim(result, array, dim, source, line, mask)`.
+macro_rules! dim_reductions {
+    ($($name:ident => $body:expr;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $name(result: VoidPtr, x: *const c_void, dim: i32, file: *const c_void, line: i32, mask: *const c_void) {
+            // SAFETY: flang's result descriptor (storage for rank - 1
+            // dimensions), array and mask (or null), and source position.
+            let (result, x, mask, s) = unsafe { (desc(result), desc(x), optional(mask), site(file, line)) };
+            let f: fn(Desc, Desc, i32, Option<Desc>, Site) = $body;
+            f(result, x, dim, mask, s)
+        }
+    )*};
+}
+
+dim_reductions! {
+    _FortranASumDim => red::sum_dim;
+    _FortranAProductDim => red::product_dim;
+    _FortranAMaxvalDim => |r, x, d, m, s| red::extremum_dim(r, x, d, m, true, s);
+    _FortranAMinvalDim => |r, x, d, m, s| red::extremum_dim(r, x, d, m, false, s);
+    _FortranAIAllDim => |r, x, d, m, s| red::bitwise_dim::<0>(r, x, d, m, b"IALL", s);
+    _FortranAIAnyDim => |r, x, d, m, s| red::bitwise_dim::<1>(r, x, d, m, b"IANY", s);
+    _FortranAIParityDim => |r, x, d, m, s| red::bitwise_dim::<2>(r, x, d, m, b"IPARITY", s);
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAMaxvalCharacter(result: VoidPtr, x: *const c_void, file: *const c_void, line: i32, mask: *const c_void) {
+    // SAFETY: flang's result descriptor (a scalar's), array and mask (or null).
+    unsafe { red::character_extremum(desc(result), desc(x), 0, optional(mask), true, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAMinvalCharacter(result: VoidPtr, x: *const c_void, file: *const c_void, line: i32, mask: *const c_void) {
+    // SAFETY: as above.
+    unsafe { red::character_extremum(desc(result), desc(x), 0, optional(mask), false, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACount(mask: *const c_void, file: *const c_void, line: i32, dim: i32) -> i64 {
+    // SAFETY: flang's descriptor and source position.
+    unsafe { red::count(desc(mask), dim, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACountDim(result: VoidPtr, mask: *const c_void, dim: i32, kind: i32, file: *const c_void, line: i32) {
+    // SAFETY: flang's result descriptor and mask.
+    unsafe { red::count_dim(desc(result), desc(mask), dim, kind, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAll(mask: *const c_void, file: *const c_void, line: i32, _dim: i32) -> bool {
+    // SAFETY: flang's descriptor and source position.
+    unsafe { red::all_any(desc(mask), true, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAny(mask: *const c_void, file: *const c_void, line: i32, _dim: i32) -> bool {
+    // SAFETY: as above.
+    unsafe { red::all_any(desc(mask), false, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAllDim(result: VoidPtr, mask: *const c_void, dim: i32, file: *const c_void, line: i32) {
+    // SAFETY: flang's result descriptor and mask.
+    unsafe { red::all_any_dim(desc(result), desc(mask), dim, true, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAnyDim(result: VoidPtr, mask: *const c_void, dim: i32, file: *const c_void, line: i32) {
+    // SAFETY: as above.
+    unsafe { red::all_any_dim(desc(result), desc(mask), dim, false, site(file, line)) }
+}
+
+/// `Maxloc<Type>`/`Minloc<Type>(result, array, kind, source, line, mask, back)`.
+macro_rules! locations {
+    ($($name:ident: $t:ty, $max:literal;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $name(result: VoidPtr, x: *const c_void, kind: i32, file: *const c_void, line: i32, mask: *const c_void, back: bool) {
+            // SAFETY: flang's result descriptor (a vector's), array, mask (or
+            // null) and source position.
+            unsafe { red::extremum_location::<$t>(desc(result), desc(x), kind, optional(mask), back, $max, site(file, line)) }
+        }
+    )*};
+}
+
+locations! {
+    _FortranAMaxlocInteger1: i8, true;
+    _FortranAMaxlocInteger2: i16, true;
+    _FortranAMaxlocInteger4: i32, true;
+    _FortranAMaxlocInteger8: i64, true;
+    _FortranAMaxlocReal4: f32, true;
+    _FortranAMaxlocReal8: f64, true;
+    _FortranAMinlocInteger1: i8, false;
+    _FortranAMinlocInteger2: i16, false;
+    _FortranAMinlocInteger4: i32, false;
+    _FortranAMinlocInteger8: i64, false;
+    _FortranAMinlocReal4: f32, false;
+    _FortranAMinlocReal8: f64, false;
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAMaxlocCharacter(
+    result: VoidPtr,
+    x: *const c_void,
+    kind: i32,
+    file: *const c_void,
+    line: i32,
+    mask: *const c_void,
+    back: bool,
+) {
+    // SAFETY: as for the numeric locations.
+    unsafe { red::character_location(desc(result), desc(x), kind, optional(mask), back, true, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAMinlocCharacter(
+    result: VoidPtr,
+    x: *const c_void,
+    kind: i32,
+    file: *const c_void,
+    line: i32,
+    mask: *const c_void,
+    back: bool,
+) {
+    // SAFETY: as above.
+    unsafe { red::character_location(desc(result), desc(x), kind, optional(mask), back, false, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAMaxlocDim(
+    result: VoidPtr,
+    x: *const c_void,
+    kind: i32,
+    dim: i32,
+    file: *const c_void,
+    line: i32,
+    mask: *const c_void,
+    back: bool,
+) {
+    // SAFETY: flang's result descriptor, array, mask (or null) and source position.
+    unsafe { red::extremum_location_dim(desc(result), desc(x), kind, dim, optional(mask), back, true, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAMinlocDim(
+    result: VoidPtr,
+    x: *const c_void,
+    kind: i32,
+    dim: i32,
+    file: *const c_void,
+    line: i32,
+    mask: *const c_void,
+    back: bool,
+) {
+    // SAFETY: as above.
+    unsafe { red::extremum_location_dim(desc(result), desc(x), kind, dim, optional(mask), back, false, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAFindloc(
+    result: VoidPtr,
+    x: *const c_void,
+    target: *const c_void,
+    kind: i32,
+    file: *const c_void,
+    line: i32,
+    mask: *const c_void,
+    back: bool,
+) {
+    // SAFETY: flang's result descriptor, array, VALUE= (a scalar's
+    // descriptor), mask (or null) and source position.
+    unsafe { red::findloc(desc(result), desc(x), desc(target), kind, optional(mask), back, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAFindlocDim(
+    result: VoidPtr,
+    x: *const c_void,
+    target: *const c_void,
+    kind: i32,
+    dim: i32,
+    file: *const c_void,
+    line: i32,
+    mask: *const c_void,
+    back: bool,
+) {
+    // SAFETY: as above.
+    unsafe { red::findloc_dim(desc(result), desc(x), desc(target), kind, dim, optional(mask), back, site(file, line)) }
+}
+
+/// `DotProduct<Type>(x, y, source, line) -> T`.
+macro_rules! dot_products {
+    ($($name:ident -> $t:ty = $body:expr;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $name(x: *const c_void, y: *const c_void, file: *const c_void, line: i32) -> $t {
+            // SAFETY: flang's descriptors and source position.
+            let (x, y, s) = unsafe { (desc(x), desc(y), site(file, line)) };
+            let f: fn(Desc, Desc, Site) -> $t = $body;
+            f(x, y, s)
+        }
+    )*};
+}
+
+dot_products! {
+    _FortranADotProductInteger1 -> i8 = red::dot_product_int::<i8>;
+    _FortranADotProductInteger2 -> i16 = red::dot_product_int::<i16>;
+    _FortranADotProductInteger4 -> i32 = red::dot_product_int::<i32>;
+    _FortranADotProductInteger8 -> i64 = red::dot_product_int::<i64>;
+    _FortranADotProductReal4 -> f32 = |x, y, s| red::dot_product_real(x, y, s) as f32;
+    _FortranADotProductReal8 -> f64 = red::dot_product_real;
+    _FortranADotProductLogical -> bool = red::dot_product_logical;
+}
+
+// ---------------------------------------------------------------------------
+// Array transformations (matmul.h, transformational.h)
+
+/// `Matmul<A><B>(result, x, y, source, line)`.
+macro_rules! matmuls {
+    ($($name:ident -> $t:ty;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $name(result: VoidPtr, x: *const c_void, y: *const c_void, file: *const c_void, line: i32) {
+            // SAFETY: flang's result descriptor, operands and source position.
+            unsafe { tf::matmul::<$t>(desc(result), desc(x), desc(y), site(file, line)) }
+        }
+    )*};
+}
+
+matmuls! {
+    _FortranAMatmulInteger1Integer1 -> i8;
+    _FortranAMatmulInteger2Integer2 -> i16;
+    _FortranAMatmulInteger4Integer4 -> i32;
+    _FortranAMatmulInteger8Integer8 -> i64;
+    _FortranAMatmulReal4Real4 -> f32;
+    _FortranAMatmulReal8Real8 -> f64;
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranATranspose(result: VoidPtr, matrix: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's descriptors and source position.
+    unsafe { tf::transpose(desc(result), desc(matrix), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAReshape(
+    result: VoidPtr,
+    source: *const c_void,
+    shape: *const c_void,
+    pad: *const c_void,
+    order: *const c_void,
+    file: *const c_void,
+    line: i32,
+) {
+    // SAFETY: flang's descriptors (PAD= and ORDER= may be null).
+    unsafe { tf::reshape(desc(result), desc(source), desc(shape), optional(pad), optional(order), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPack(
+    result: VoidPtr,
+    source: *const c_void,
+    mask: *const c_void,
+    vector: *const c_void,
+    file: *const c_void,
+    line: i32,
+) {
+    // SAFETY: flang's descriptors (VECTOR= may be null).
+    unsafe { tf::pack(desc(result), desc(source), desc(mask), optional(vector), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranASpread(result: VoidPtr, source: *const c_void, dim: i32, ncopies: i64, file: *const c_void, line: i32) {
+    // SAFETY: flang's descriptors and source position.
+    unsafe { tf::spread(desc(result), desc(source), dim, ncopies, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACshiftVector(result: VoidPtr, source: *const c_void, shift: i64, file: *const c_void, line: i32) {
+    // SAFETY: as above.
+    unsafe { tf::cshift_vector(desc(result), desc(source), shift, site(file, line)) }
+}
+
+// ---------------------------------------------------------------------------
+// Characters (character.h)
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranATrim(result: VoidPtr, string: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's result descriptor (a scalar's) and string descriptor.
+    unsafe { character::trim(desc(result), desc(string), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAdjustl(result: VoidPtr, string: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's result descriptor (of the string's rank) and string descriptor.
+    unsafe { character::adjust(desc(result), desc(string), false, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAdjustr(result: VoidPtr, string: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: as above.
+    unsafe { character::adjust(desc(result), desc(string), true, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAIndex1(string: *const c_void, len: i64, substring: *const c_void, sublen: i64, back: bool) -> i64 {
+    // SAFETY: flang's strings of the lengths given.
+    unsafe { character::index(chars1(string, len), chars1(substring, sublen), back) as i64 }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAScan1(string: *const c_void, len: i64, set: *const c_void, setlen: i64, back: bool) -> i64 {
+    // SAFETY: as above.
+    unsafe { character::scan_verify(chars1(string, len), chars1(set, setlen), back, false) as i64 }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAVerify1(string: *const c_void, len: i64, set: *const c_void, setlen: i64, back: bool) -> i64 {
+    // SAFETY: as above.
+    unsafe { character::scan_verify(chars1(string, len), chars1(set, setlen), back, true) as i64 }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACharacterCompareScalar1(x: *const c_void, y: *const c_void, xlen: i64, ylen: i64) -> i32 {
+    // SAFETY: as above.
+    unsafe { character::compare(chars1(x, xlen), chars1(y, ylen)) }
+}
+
+// ---------------------------------------------------------------------------
+// Numeric intrinsics (numeric.h), IEEE exceptions (exceptions.h), random numbers
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAExponent4_4(x: f32) -> i32 {
+    numeric::exponent4(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAExponent4_8(x: f32) -> i64 {
+    numeric::exponent(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAExponent8_4(x: f64) -> i32 {
+    numeric::exponent4(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAExponent8_8(x: f64) -> i64 {
+    numeric::exponent(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAFraction4(x: f32) -> f32 {
+    numeric::fraction(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAFraction8(x: f64) -> f64 {
+    numeric::fraction(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranASpacing4(x: f32) -> f32 {
+    numeric::spacing(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranASpacing8(x: f64) -> f64 {
+    numeric::spacing(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranARRSpacing4(x: f32) -> f32 {
+    numeric::rrspacing(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranARRSpacing8(x: f64) -> f64 {
+    numeric::rrspacing(x)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAScale4(x: f32, p: i64) -> f32 {
+    numeric::scale(x, p)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAScale8(x: f64, p: i64) -> f64 {
+    numeric::scale(x, p)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranASetExponent4(x: f32, p: i64) -> f32 {
+    numeric::set_exponent(x, p)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranASetExponent8(x: f64, p: i64) -> f64 {
+    numeric::set_exponent(x, p)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAModReal4(a: f32, p: f32, file: *const c_void, line: i32) -> f32 {
+    // SAFETY: flang's source position.
+    numeric::real_mod(a, p, false, unsafe { site(file, line) })
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAModReal8(a: f64, p: f64, file: *const c_void, line: i32) -> f64 {
+    // SAFETY: as above.
+    numeric::real_mod(a, p, false, unsafe { site(file, line) })
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAModuloReal4(a: f32, p: f32, file: *const c_void, line: i32) -> f32 {
+    // SAFETY: as above.
+    numeric::real_mod(a, p, true, unsafe { site(file, line) })
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAModuloReal8(a: f64, p: f64, file: *const c_void, line: i32) -> f64 {
+    // SAFETY: as above.
+    numeric::real_mod(a, p, true, unsafe { site(file, line) })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAMapException(excepts: u32) -> u32 {
+    numeric::map_exception(excepts)
+}
+
+/// `feraiseexcept` for the flags flang's code raises (`NEAREST` at the
+/// edges of the range, `IEEE_SET_FLAG`): the GPU has no floating-point
+/// status flags, so there is nothing to raise; nothing on the device can
+/// read them back (`_FortranAfetestexcept` is not provided: such a program
+/// does not link).
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAferaiseexcept(_excepts: u32) {}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranARandomNumber(harvest: VoidPtr, file: *const c_void, line: i32) {
+    // SAFETY: flang's descriptor and source position.
+    unsafe { random::random_number(desc(harvest), site(file, line)) }
+}
+
+// ---------------------------------------------------------------------------
+// STOP, ERROR STOP, fatal errors (stop.h)
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAStopStatement(code: i32, is_error_stop: bool, quiet: bool) -> ! {
+    terminator::stop(code, is_error_stop, quiet)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAStopStatementText(text: *const c_void, length: i64, is_error_stop: bool, quiet: bool) -> ! {
+    // SAFETY: flang's string of `length` characters.
+    terminator::stop_text(unsafe { Addr::from_flang(text) }, length.max(0) as usize, is_error_stop, quiet)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAReportFatalUserError(message: *const c_void, file: *const c_void, line: i32) -> ! {
+    // SAFETY: flang's NUL-terminated message and source position.
+    let (message, s) = unsafe { (Addr::from_flang(message), site(file, line)) };
+    terminator::crash(s, |m| {
+        m.c_string(message);
+    })
+}
+
+// ---------------------------------------------------------------------------
+// I/O (io-api.h): external I/O has no device counterpart here.
+
+/// `PRINT *` / `WRITE(*,*)`: traps, naming the entry point, at the start of
+/// the statement; the item and end entry points are never reached then.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioBeginExternalListOutput(_unit: i32, _file: *const c_void, _line: i32) -> VoidPtr {
+    terminator::unsupported(b"_FortranAioBeginExternalListOutput", b"PRINT/WRITE in a target region (no device I/O)")
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputAscii(_cookie: VoidPtr, _text: *const c_void, _length: i64) -> bool {
+    terminator::unsupported(b"_FortranAioOutputAscii", b"PRINT/WRITE in a target region (no device I/O)")
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputInteger32(_cookie: VoidPtr, _value: i32) -> bool {
+    terminator::unsupported(b"_FortranAioOutputInteger32", b"PRINT/WRITE in a target region (no device I/O)")
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputReal64(_cookie: VoidPtr, _value: f64) -> bool {
+    terminator::unsupported(b"_FortranAioOutputReal64", b"PRINT/WRITE in a target region (no device I/O)")
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioEndIoStatement(_cookie: VoidPtr) -> i32 {
+    terminator::unsupported(b"_FortranAioEndIoStatement", b"PRINT/WRITE in a target region (no device I/O)")
+}

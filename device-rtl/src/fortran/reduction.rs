@@ -1,0 +1,955 @@
+//! Reductions over arrays of any rank, with `DIM=` and `MASK=` (flang-rt's
+//! `reduction-templates.h`, `sum.cpp`, `product.cpp`, `extrema.cpp`,
+//! `findloc.cpp`, `reduction.cpp`, `dot-product.cpp`): `SUM`, `PRODUCT`,
+//! `MAXVAL`, `MINVAL`, `IALL`, `IANY`, `IPARITY`, `NORM2`, `COUNT`, `ALL`,
+//! `ANY`, `MAXLOC`, `MINLOC`, `FINDLOC`, `DOT_PRODUCT`.
+//!
+//! A reduction without `DIM=` (or of a rank-1 array) returns its value, or
+//! for the location intrinsics fills an allocatable rank-1 result; with
+//! `DIM=` it fills an allocatable result of rank one less, which the runtime
+//! establishes and allocates in the descriptor flang passes. As in flang-rt:
+//! integer sums and products wrap, real sums are Kahan-compensated, a
+//! location is 1-based from the lower bound and 0 where nothing is
+//! selected, NaNs lose to numbers in `MAXVAL`/`MAXLOC`.
+
+use super::character::{self, Chars};
+use super::descriptor::{Desc, Walk};
+use super::float::{self, Float};
+use super::memory::{Addr, Plain};
+use super::terminator::{self, Site};
+use omprt_abi::fortran::{MAX_RANK, TypeCategory, attribute, category_and_kind, type_code, type_code_of};
+
+/// A numeric element type of the reductions.
+pub trait Element: Plain + PartialOrd {
+    const CATEGORY: TypeCategory;
+    const KIND: i32;
+    /// `MAXVAL`'s value for no element (`-HUGE`), `MINVAL`'s the other.
+    const LOWEST: Self;
+    const HIGHEST: Self;
+    fn is_nan(self) -> bool;
+    fn code() -> i8 {
+        type_code_of(Self::CATEGORY, Self::KIND).unwrap_or(type_code::OTHER)
+    }
+}
+
+/// An integer element: arithmetic through `i64`, truncated back (which
+/// wraps as flang-rt's arithmetic in the kind, or in `int`, does).
+pub trait Integer: Element {
+    fn to_i64(self) -> i64;
+    fn from_i64(v: i64) -> Self;
+}
+
+macro_rules! integer_element {
+    ($($t:ty = $kind:expr),*) => {$(
+        impl Element for $t {
+            const CATEGORY: TypeCategory = TypeCategory::Integer;
+            const KIND: i32 = $kind;
+            const LOWEST: $t = <$t>::MIN;
+            const HIGHEST: $t = <$t>::MAX;
+            fn is_nan(self) -> bool { false }
+        }
+        impl Integer for $t {
+            fn to_i64(self) -> i64 { self as i64 }
+            fn from_i64(v: i64) -> $t { v as $t }
+        }
+    )*};
+}
+integer_element!(i8 = 1, i16 = 2, i32 = 4, i64 = 8);
+
+macro_rules! real_element {
+    ($($t:ty = $kind:expr),*) => {$(
+        impl Element for $t {
+            const CATEGORY: TypeCategory = TypeCategory::Real;
+            const KIND: i32 = $kind;
+            const LOWEST: $t = <$t>::MIN;
+            const HIGHEST: $t = <$t>::MAX;
+            fn is_nan(self) -> bool { <$t>::is_nan(self) }
+        }
+    )*};
+}
+real_element!(f32 = 4, f64 = 8);
+
+/// Whether the LOGICAL element at `at` of `bytes` bytes is true.
+pub fn logical_true(at: Addr, bytes: usize) -> bool {
+    match bytes {
+        2 => at.load::<u16>() != 0,
+        4 => at.load::<u32>() != 0,
+        8 => at.load::<u64>() != 0,
+        _ => at.load::<u8>() != 0,
+    }
+}
+
+/// Stores a LOGICAL of `bytes` bytes.
+pub fn store_logical(at: Addr, bytes: usize, v: bool) {
+    match bytes {
+        2 => at.store(u16::from(v)),
+        4 => at.store(u32::from(v)),
+        8 => at.store(u64::from(v)),
+        _ => at.store(u8::from(v)),
+    }
+}
+
+/// Stores an integer of `kind` bytes.
+pub fn store_integer(at: Addr, kind: usize, v: i64) {
+    match kind {
+        1 => at.store(v as i8),
+        2 => at.store(v as i16),
+        4 => at.store(v as i32),
+        _ => at.store(v),
+    }
+}
+
+/// Loads an integer of `kind` bytes.
+pub fn load_integer(at: Addr, kind: usize) -> i64 {
+    match kind {
+        1 => at.load::<i8>().into(),
+        2 => at.load::<i16>().into(),
+        4 => at.load::<i32>().into(),
+        _ => at.load(),
+    }
+}
+
+/// The integer kinds a result may have.
+fn check_integer_kind(kind: i32, name: &[u8], site: Site) -> usize {
+    match kind {
+        1 | 2 | 4 | 8 => kind as usize,
+        _ => terminator::crash(site, |m| {
+            m.text(name).text(b": bad KIND=").int(kind.into());
+        }),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_type(name: &[u8], code: i8, site: Site) -> ! {
+    terminator::crash(site, |m| {
+        m.text(name).text(b": bad type code ").int(code.into()).text(b" (not supported on the device)");
+    })
+}
+
+/// `CheckConformability`: an array mask has the array's shape.
+fn check_mask(x: Desc, mask: Desc, name: &[u8], site: Site) {
+    if mask.rank() == 0 {
+        return;
+    }
+    if mask.rank() != x.rank() || (0..x.rank()).any(|j| mask.extent(j) != x.extent(j)) {
+        terminator::crash(site, |m| {
+            m.text(name).text(b": ARRAY= and MASK= arguments are not conformable");
+        });
+    }
+}
+
+/// Calls `visit` with each element of `x` that `mask` selects (every one
+/// without a mask, none with a false scalar mask), in array element order,
+/// and the walk (its zero-based subscripts), until `visit` returns false.
+fn visit(x: Desc, mask: Option<Desc>, name: &[u8], site: Site, mut visit: impl FnMut(Addr, &Walk) -> bool) {
+    let elements = x.elements();
+    let mut xw = Walk::new(x);
+    match mask {
+        Some(m) if m.rank() > 0 => {
+            check_mask(x, m, name, site);
+            let bytes = m.elem_len();
+            let mut mw = Walk::new(m);
+            for _ in 0..elements {
+                if logical_true(m.base().offset(mw.offset()), bytes) && !visit(x.base().offset(xw.offset()), &xw) {
+                    return;
+                }
+                xw.advance();
+                mw.advance();
+            }
+        }
+        Some(m) if !logical_true(m.base(), m.elem_len()) => {}
+        _ => {
+            for _ in 0..elements {
+                if !visit(x.base().offset(xw.offset()), &xw) {
+                    return;
+                }
+                xw.advance();
+            }
+        }
+    }
+}
+
+/// The zero-based dimension of `DIM=` for an array of `rank`, or a crash.
+fn zero_based_dim(dim: i32, rank: usize, name: &[u8], site: Site) -> usize {
+    if dim < 1 || dim as usize > rank {
+        terminator::crash(site, |m| {
+            m.text(name).text(b": bad DIM=").int(dim.into()).text(b" for ARRAY argument with rank ").int(rank as i64);
+        });
+    }
+    dim as usize - 1
+}
+
+/// `CreatePartialReductionResult`: establishes and allocates `result` as an
+/// allocatable array of `x`'s shape without dimension `dim0`, of `code`
+/// elements of `bytes` bytes, lower bounds 1.
+fn partial_result(result: Desc, x: Desc, dim0: usize, code: i8, bytes: usize, name: &[u8], site: Site) {
+    let rank = x.rank();
+    let mut extents = [0i64; MAX_RANK];
+    let mut k = 0;
+    for j in 0..rank {
+        if j != dim0 {
+            extents[k] = x.extent(j).max(0);
+            k += 1;
+        }
+    }
+    result.establish(code, bytes, Addr::NULL, rank - 1, Some(&extents[..rank - 1]), attribute::ALLOCATABLE, false);
+    allocate_result(result, name, site);
+}
+
+/// Allocates an established result descriptor, or crashes.
+pub fn allocate_result(result: Desc, name: &[u8], site: Site) {
+    if let Err(s) = result.allocate() {
+        terminator::crash(site, |m| {
+            m.text(name).text(b": could not allocate memory for result; STAT=").int(s.into());
+        });
+    }
+}
+
+/// The byte offset in `d` of the first element of lane `r` along `dim0`:
+/// the element whose other subscripts are those of result element `r`.
+fn lane_offset(d: Desc, dim0: usize, r: usize) -> i64 {
+    let mut rest = r as i64;
+    let mut offset = 0;
+    for j in 0..d.rank() {
+        if j == dim0 {
+            continue;
+        }
+        let dj = d.dim(j);
+        if dj.extent > 0 {
+            offset += (rest % dj.extent) * dj.byte_stride;
+            rest /= dj.extent;
+        }
+    }
+    offset
+}
+
+/// For each element `r` of a partial result, `f(r, lane)` with the lane's
+/// selected elements: `lane(k)` is element `k` along `dim0` if the mask
+/// selects it.
+fn for_each_lane(
+    x: Desc,
+    dim0: usize,
+    mask: Option<Desc>,
+    results: usize,
+    name: &[u8],
+    site: Site,
+    mut f: impl FnMut(usize, &dyn Fn(i64) -> Option<Addr>),
+) {
+    let extent = x.extent(dim0).max(0);
+    let stride = x.byte_stride(dim0);
+    let mask = match mask {
+        Some(m) if m.rank() > 0 => {
+            check_mask(x, m, name, site);
+            Some(m)
+        }
+        Some(m) if !logical_true(m.base(), m.elem_len()) => {
+            for r in 0..results {
+                f(r, &|_| None);
+            }
+            return;
+        }
+        _ => None,
+    };
+    for r in 0..results {
+        let base = x.base().offset(lane_offset(x, dim0, r));
+        match mask {
+            Some(m) => {
+                let mbase = m.base().offset(lane_offset(m, dim0, r));
+                let (mstride, mbytes) = (m.byte_stride(dim0), m.elem_len());
+                f(r, &|k| if k < extent && logical_true(mbase.offset(k * mstride), mbytes) { Some(base.offset(k * stride)) } else { None });
+            }
+            None => f(r, &|k| if k < extent { Some(base.offset(k * stride)) } else { None }),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Value reductions: an accumulator per element type.
+
+/// An accumulator of a value reduction.
+pub trait Fold {
+    type T: Element;
+    fn new() -> Self;
+    /// Takes one more element; false when the result is known.
+    fn take(&mut self, x: Self::T) -> bool;
+    fn get(&self) -> Self::T;
+}
+
+/// `SUM` of integers: wrapping.
+pub struct IntSum<T>(i64, core::marker::PhantomData<T>);
+impl<T: Integer> Fold for IntSum<T> {
+    type T = T;
+    fn new() -> Self {
+        IntSum(0, core::marker::PhantomData)
+    }
+    fn take(&mut self, x: T) -> bool {
+        self.0 = self.0.wrapping_add(x.to_i64());
+        true
+    }
+    fn get(&self) -> T {
+        T::from_i64(self.0)
+    }
+}
+
+/// `SUM` of reals: Kahan summation in the kind.
+pub struct RealSum<T> {
+    sum: T,
+    correction: T,
+}
+impl<T: Element + Float> Fold for RealSum<T> {
+    type T = T;
+    fn new() -> Self {
+        RealSum { sum: T::ZERO, correction: T::ZERO }
+    }
+    fn take(&mut self, x: T) -> bool {
+        let next = x - self.correction;
+        let old = self.sum;
+        self.sum = add(self.sum, next);
+        self.correction = (self.sum - old) - next;
+        true
+    }
+    fn get(&self) -> T {
+        self.sum
+    }
+}
+
+/// `a + b` through the trait's operations.
+fn add<T: Float>(a: T, b: T) -> T {
+    a - (-b)
+}
+
+/// `PRODUCT` of integers: wrapping.
+pub struct IntProduct<T>(i64, core::marker::PhantomData<T>);
+impl<T: Integer> Fold for IntProduct<T> {
+    type T = T;
+    fn new() -> Self {
+        IntProduct(1, core::marker::PhantomData)
+    }
+    fn take(&mut self, x: T) -> bool {
+        self.0 = self.0.wrapping_mul(x.to_i64());
+        true
+    }
+    fn get(&self) -> T {
+        T::from_i64(self.0)
+    }
+}
+
+/// `PRODUCT` of reals.
+pub struct RealProduct<T>(T);
+impl<T: Element + Float> Fold for RealProduct<T> {
+    type T = T;
+    fn new() -> Self {
+        RealProduct(T::ONE)
+    }
+    fn take(&mut self, x: T) -> bool {
+        self.0 = self.0 * x;
+        true
+    }
+    fn get(&self) -> T {
+        self.0
+    }
+}
+
+/// `MAXVAL` (`MAX` true) and `MINVAL`: the first element, then any larger
+/// (smaller); a NaN is replaced by the next element.
+pub struct Extremum<T, const MAX: bool> {
+    value: T,
+    any: bool,
+}
+impl<T: Element, const MAX: bool> Fold for Extremum<T, MAX> {
+    type T = T;
+    fn new() -> Self {
+        Extremum { value: if MAX { T::LOWEST } else { T::HIGHEST }, any: false }
+    }
+    fn take(&mut self, x: T) -> bool {
+        if !self.any || self.value.is_nan() || (MAX && x > self.value) || (!MAX && x < self.value) {
+            self.value = x;
+            self.any = true;
+        }
+        true
+    }
+    fn get(&self) -> T {
+        self.value
+    }
+}
+
+/// `IALL` (`OP` 0), `IANY` (1), `IPARITY` (2).
+pub struct Bitwise<T, const OP: u8>(i64, core::marker::PhantomData<T>);
+impl<T: Integer, const OP: u8> Fold for Bitwise<T, OP> {
+    type T = T;
+    fn new() -> Self {
+        Bitwise(if OP == 0 { -1 } else { 0 }, core::marker::PhantomData)
+    }
+    fn take(&mut self, x: T) -> bool {
+        let v = x.to_i64();
+        self.0 = match OP {
+            0 => self.0 & v,
+            1 => self.0 | v,
+            _ => self.0 ^ v,
+        };
+        true
+    }
+    fn get(&self) -> T {
+        T::from_i64(self.0)
+    }
+}
+
+/// `NORM2`: `m * sqrt(1 + sum((x / m)**2))`, `m` the largest magnitude so
+/// far, in double precision.
+pub struct Norm2<T> {
+    max: f64,
+    sum: f64,
+    _t: core::marker::PhantomData<T>,
+}
+impl<T: Element + Float> Fold for Norm2<T> {
+    type T = T;
+    fn new() -> Self {
+        Norm2 { max: 0.0, sum: 0.0, _t: core::marker::PhantomData }
+    }
+    fn take(&mut self, x: T) -> bool {
+        let a = to_f64(Float::abs(x));
+        if self.max == 0.0 {
+            self.max = a;
+        } else if a > self.max {
+            let t = self.max / a;
+            let tsq = t * t;
+            self.sum *= tsq;
+            self.sum += tsq;
+            self.max = a;
+        } else {
+            let t = a / self.max;
+            self.sum += t * t;
+        }
+        true
+    }
+    fn get(&self) -> T {
+        from_f64(self.max * float::sqrt(1.0 + self.sum))
+    }
+}
+
+fn to_f64<T: Float>(x: T) -> f64 {
+    if T::BITS == 32 { f64::from(f32::from_bits(x.to_bits64() as u32)) } else { f64::from_bits(x.to_bits64()) }
+}
+fn from_f64<T: Float>(x: f64) -> T {
+    if T::BITS == 32 { T::from_bits64(u64::from((x as f32).to_bits())) } else { T::from_bits64(x.to_bits()) }
+}
+
+/// A value reduction without `DIM=` (flang-rt's `GetTotalReduction`): `x`
+/// of `F::T` elements, `dim` 0 or 1.
+pub fn total<F: Fold>(x: Desc, dim: i32, mask: Option<Desc>, name: &[u8], site: Site) -> F::T {
+    if x.type_code() != F::T::code() {
+        bad_type(name, x.type_code(), site);
+    }
+    if !(0..=1).contains(&dim) {
+        terminator::crash(site, |m| {
+            m.text(name).text(b": bad DIM=").int(dim.into()).text(b" for ARRAY argument with rank ").int(x.rank() as i64);
+        });
+    }
+    let mut f = F::new();
+    visit(x, mask, name, site, |at, _| f.take(at.load()));
+    f.get()
+}
+
+/// A value reduction with `DIM=` into `result` (flang-rt's
+/// `PartialReduction`); for `MAXVAL`, `MINVAL` and `NORM2` a rank-1 array
+/// gives an allocated scalar.
+pub fn partial<F: Fold>(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, name: &[u8], site: Site) {
+    let dim0 = zero_based_dim(dim, x.rank(), name, site);
+    let bytes = x.elem_len();
+    partial_result(result, x, dim0, x.type_code(), bytes, name, site);
+    let results = result.elements();
+    let out = result.base();
+    let extent = x.extent(dim0).max(0);
+    for_each_lane(x, dim0, mask, results, name, site, |r, lane| {
+        let mut f = F::new();
+        for k in 0..extent {
+            if let Some(at) = lane(k)
+                && !f.take(at.load())
+            {
+                break;
+            }
+        }
+        out.plus(r * bytes).store(f.get());
+    });
+}
+
+/// Dispatches `$body` with `$T` the element type of the numeric type code
+/// `$code` (integer kinds 1-8, real kinds 4 and 8), `$else` otherwise.
+macro_rules! numeric_type {
+    ($code:expr, $T:ident => $int:expr, $real:expr, $else:expr) => {
+        match $code {
+            type_code::INT8 => {
+                type $T = i8;
+                $int
+            }
+            type_code::INT16 => {
+                type $T = i16;
+                $int
+            }
+            type_code::INT32 => {
+                type $T = i32;
+                $int
+            }
+            type_code::INT64 => {
+                type $T = i64;
+                $int
+            }
+            type_code::FLOAT => {
+                type $T = f32;
+                $real
+            }
+            type_code::DOUBLE => {
+                type $T = f64;
+                $real
+            }
+            _ => $else,
+        }
+    };
+}
+
+/// `SumDim`.
+pub fn sum_dim(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, site: Site) {
+    numeric_type!(x.type_code(), T => partial::<IntSum<T>>(result, x, dim, mask, b"SUM", site),
+        partial::<RealSum<T>>(result, x, dim, mask, b"SUM", site), bad_type(b"SUM", x.type_code(), site))
+}
+
+/// `ProductDim`.
+pub fn product_dim(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, site: Site) {
+    numeric_type!(x.type_code(), T => partial::<IntProduct<T>>(result, x, dim, mask, b"PRODUCT", site),
+        partial::<RealProduct<T>>(result, x, dim, mask, b"PRODUCT", site), bad_type(b"PRODUCT", x.type_code(), site))
+}
+
+/// `MaxvalDim` / `MinvalDim` (`max` false): numeric or character.
+pub fn extremum_dim(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, max: bool, site: Site) {
+    let name: &[u8] = if max { b"MAXVAL" } else { b"MINVAL" };
+    if x.is_character() {
+        return character_extremum(result, x, dim, mask, max, site);
+    }
+    if dim == 0 || x.rank() == 1 {
+        // A scalar result, allocated.
+        result.establish(x.type_code(), x.elem_len(), Addr::NULL, 0, None, attribute::ALLOCATABLE, false);
+        allocate_result(result, name, site);
+        let out = result.base();
+        numeric_type!(x.type_code(), T => if max {
+            out.store(total::<Extremum<T, true>>(x, 0, mask, name, site))
+        } else {
+            out.store(total::<Extremum<T, false>>(x, 0, mask, name, site))
+        }, if max {
+            out.store(total::<Extremum<T, true>>(x, 0, mask, name, site))
+        } else {
+            out.store(total::<Extremum<T, false>>(x, 0, mask, name, site))
+        }, bad_type(name, x.type_code(), site));
+        return;
+    }
+    numeric_type!(x.type_code(), T => if max {
+        partial::<Extremum<T, true>>(result, x, dim, mask, name, site)
+    } else {
+        partial::<Extremum<T, false>>(result, x, dim, mask, name, site)
+    }, if max {
+        partial::<Extremum<T, true>>(result, x, dim, mask, name, site)
+    } else {
+        partial::<Extremum<T, false>>(result, x, dim, mask, name, site)
+    }, bad_type(name, x.type_code(), site))
+}
+
+/// `MAXVAL`/`MINVAL` of characters (`MaxvalCharacter`, and with `DIM=`):
+/// the greatest (least) element; with none selected, all bytes 0 (255).
+pub fn character_extremum(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, max: bool, site: Site) {
+    let name: &[u8] = if max { b"MAXVAL" } else { b"MINVAL" };
+    let bytes = character::kind_of(x, name, site);
+    let len = x.elem_len();
+    let pick = |best: Option<Addr>, at: Addr| match best {
+        None => Some(at),
+        Some(b) => {
+            let c = character::compare(Chars { at, len: len / bytes, bytes }, Chars { at: b, len: len / bytes, bytes });
+            if (c > 0) == max && c != 0 { Some(at) } else { Some(b) }
+        }
+    };
+    let write = |out: Addr, best: Option<Addr>| match best {
+        Some(b) => out.copy_from(b, len),
+        None => out.fill(if max { 0 } else { 255 }, len),
+    };
+    if dim == 0 || x.rank() == 1 {
+        result.establish(x.type_code(), len, Addr::NULL, 0, None, attribute::ALLOCATABLE, false);
+        allocate_result(result, name, site);
+        let mut best = None;
+        visit(x, mask, name, site, |at, _| {
+            best = pick(best, at);
+            true
+        });
+        write(result.base(), best);
+        return;
+    }
+    let dim0 = zero_based_dim(dim, x.rank(), name, site);
+    partial_result(result, x, dim0, x.type_code(), len, name, site);
+    let out = result.base();
+    let extent = x.extent(dim0).max(0);
+    for_each_lane(x, dim0, mask, result.elements(), name, site, |r, lane| {
+        let mut best = None;
+        for k in 0..extent {
+            if let Some(at) = lane(k) {
+                best = pick(best, at);
+            }
+        }
+        write(out.plus(r * len), best);
+    });
+}
+
+/// `IAllDim`, `IAnyDim`, `IParityDim` (`op` 0, 1, 2).
+pub fn bitwise_dim<const OP: u8>(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, name: &[u8], site: Site) {
+    match x.type_code() {
+        type_code::INT8 => partial::<Bitwise<i8, OP>>(result, x, dim, mask, name, site),
+        type_code::INT16 => partial::<Bitwise<i16, OP>>(result, x, dim, mask, name, site),
+        type_code::INT32 => partial::<Bitwise<i32, OP>>(result, x, dim, mask, name, site),
+        type_code::INT64 => partial::<Bitwise<i64, OP>>(result, x, dim, mask, name, site),
+        c => bad_type(name, c, site),
+    }
+}
+
+/// `Norm2Dim`.
+pub fn norm2_dim(result: Desc, x: Desc, dim: i32, site: Site) {
+    match x.type_code() {
+        type_code::FLOAT if x.rank() == 1 => {
+            scalar_result(result, x, b"NORM2", site).store(total::<Norm2<f32>>(x, 0, None, b"NORM2", site));
+        }
+        type_code::DOUBLE if x.rank() == 1 => {
+            scalar_result(result, x, b"NORM2", site).store(total::<Norm2<f64>>(x, 0, None, b"NORM2", site));
+        }
+        type_code::FLOAT => partial::<Norm2<f32>>(result, x, dim, None, b"NORM2", site),
+        type_code::DOUBLE => partial::<Norm2<f64>>(result, x, dim, None, b"NORM2", site),
+        c => bad_type(b"NORM2", c, site),
+    }
+}
+
+/// An allocated scalar result of `x`'s type.
+fn scalar_result(result: Desc, x: Desc, name: &[u8], site: Site) -> Addr {
+    result.establish(x.type_code(), x.elem_len(), Addr::NULL, 0, None, attribute::ALLOCATABLE, false);
+    allocate_result(result, name, site);
+    result.base()
+}
+
+// ---------------------------------------------------------------------------
+// COUNT, ALL, ANY
+
+/// Whether `x` is a LOGICAL array (any kind).
+fn check_logical(x: Desc, name: &[u8], site: Site) {
+    if !matches!(category_and_kind(x.type_code()), Some((TypeCategory::Logical, _))) {
+        terminator::crash(site, |m| {
+            m.text(name).text(b": MASK argument is not LOGICAL (type code ").int(x.type_code().into()).text(b")");
+        });
+    }
+}
+
+/// `_FortranACount`: true elements of `mask`.
+pub fn count(mask: Desc, dim: i32, site: Site) -> i64 {
+    check_logical(mask, b"COUNT", site);
+    let _ = dim;
+    let bytes = mask.elem_len();
+    let mut n = 0i64;
+    visit(mask, None, b"COUNT", site, |at, _| {
+        n += i64::from(logical_true(at, bytes));
+        true
+    });
+    n
+}
+
+/// `_FortranAAll` (`all` true) and `_FortranAAny`: short-circuiting.
+pub fn all_any(mask: Desc, all: bool, site: Site) -> bool {
+    let name: &[u8] = if all { b"ALL" } else { b"ANY" };
+    check_logical(mask, name, site);
+    let bytes = mask.elem_len();
+    let mut result = all;
+    visit(mask, None, name, site, |at, _| {
+        if logical_true(at, bytes) != all {
+            result = !all;
+            return false;
+        }
+        true
+    });
+    result
+}
+
+/// `CountDim`: an integer array of `kind`.
+pub fn count_dim(result: Desc, mask: Desc, dim: i32, kind: i32, site: Site) {
+    check_logical(mask, b"COUNT", site);
+    let kind = check_integer_kind(kind, b"COUNT", site);
+    let code = type_code_of(TypeCategory::Integer, kind as i32).unwrap_or(type_code::INT64);
+    let dim0 = zero_based_dim(dim, mask.rank(), b"COUNT", site);
+    partial_result(result, mask, dim0, code, kind, b"COUNT", site);
+    let (bytes, extent, out) = (mask.elem_len(), mask.extent(dim0).max(0), result.base());
+    for_each_lane(mask, dim0, None, result.elements(), b"COUNT", site, |r, lane| {
+        let n = (0..extent).filter(|&k| lane(k).is_some_and(|at| logical_true(at, bytes))).count();
+        store_integer(out.plus(r * kind), kind, n as i64);
+    });
+}
+
+/// `AllDim` (`all` true) and `AnyDim`: a LOGICAL array of `mask`'s kind.
+pub fn all_any_dim(result: Desc, mask: Desc, dim: i32, all: bool, site: Site) {
+    let name: &[u8] = if all { b"ALL" } else { b"ANY" };
+    check_logical(mask, name, site);
+    let dim0 = zero_based_dim(dim, mask.rank(), name, site);
+    let bytes = mask.elem_len();
+    partial_result(result, mask, dim0, mask.type_code(), bytes, name, site);
+    let (extent, out) = (mask.extent(dim0).max(0), result.base());
+    for_each_lane(mask, dim0, None, result.elements(), name, site, |r, lane| {
+        let v = if all {
+            (0..extent).all(|k| lane(k).is_none_or(|at| logical_true(at, bytes)))
+        } else {
+            (0..extent).any(|k| lane(k).is_some_and(|at| logical_true(at, bytes)))
+        };
+        store_logical(out.plus(r * bytes), bytes, v);
+    });
+}
+
+// ---------------------------------------------------------------------------
+// MAXLOC, MINLOC, FINDLOC
+
+/// flang-rt's `NumericCompare`: whether `value` replaces `previous` as the
+/// extremum (a NaN `previous` is replaced by a number, or by anything when
+/// `back`; equal values only when `back`).
+fn replaces<T: Element>(value: T, previous: T, max: bool, back: bool) -> bool {
+    if previous.is_nan() {
+        return back || !value.is_nan();
+    }
+    if value == previous {
+        return back;
+    }
+    if max { value > previous } else { value < previous }
+}
+
+/// The character elements' comparison of `replaces`.
+fn replaces_chars(value: Chars, previous: Chars, max: bool, back: bool) -> bool {
+    match character::compare(value, previous) {
+        0 => back,
+        c => (c > 0) == max,
+    }
+}
+
+/// An allocatable rank-1 integer result of `kind` with `n` elements.
+fn location_result(result: Desc, kind: usize, n: usize, name: &[u8], site: Site) {
+    let code = type_code_of(TypeCategory::Integer, kind as i32).unwrap_or(type_code::INT64);
+    result.establish(code, kind, Addr::NULL, 1, Some(&[n as i64]), attribute::ALLOCATABLE, false);
+    allocate_result(result, name, site);
+}
+
+/// A location search over the selected elements: `better(at, best)` says
+/// whether the element at `at` replaces the best so far.
+fn locate(x: Desc, mask: Option<Desc>, name: &[u8], site: Site, mut better: impl FnMut(Addr, Option<Addr>) -> bool) -> [i64; MAX_RANK] {
+    let mut position = [0i64; MAX_RANK];
+    let mut best: Option<Addr> = None;
+    let rank = x.rank();
+    visit(x, mask, name, site, |at, walk| {
+        if better(at, best) {
+            best = Some(at);
+            for (j, p) in position.iter_mut().enumerate().take(rank) {
+                *p = walk.index(j) + 1;
+            }
+        }
+        true
+    });
+    position
+}
+
+/// Writes a location vector into an allocated rank-1 result.
+fn write_location(result: Desc, kind: usize, position: &[i64]) {
+    for (j, &p) in position.iter().enumerate() {
+        store_integer(result.base().plus(j * kind), kind, p);
+    }
+}
+
+/// `Maxloc<type>` / `Minloc<type>` (`max` false) of numeric `T`.
+pub fn extremum_location<T: Element>(result: Desc, x: Desc, kind: i32, mask: Option<Desc>, back: bool, max: bool, site: Site) {
+    let name: &[u8] = if max { b"MAXLOC" } else { b"MINLOC" };
+    let kind = check_integer_kind(kind, name, site);
+    location_result(result, kind, x.rank(), name, site);
+    if x.type_code() != T::code() {
+        bad_type(name, x.type_code(), site);
+    }
+    let position = locate(x, mask, name, site, |at, best| best.is_none_or(|b| replaces(at.load::<T>(), b.load::<T>(), max, back)));
+    write_location(result, kind, &position[..x.rank()]);
+}
+
+/// `MaxlocCharacter` / `MinlocCharacter`.
+pub fn character_location(result: Desc, x: Desc, kind: i32, mask: Option<Desc>, back: bool, max: bool, site: Site) {
+    let name: &[u8] = if max { b"MAXLOC" } else { b"MINLOC" };
+    let kind = check_integer_kind(kind, name, site);
+    location_result(result, kind, x.rank(), name, site);
+    let bytes = character::kind_of(x, name, site);
+    let len = x.elem_len() / bytes;
+    let chars = |at| Chars { at, len, bytes };
+    let position = locate(x, mask, name, site, |at, best| best.is_none_or(|b| replaces_chars(chars(at), chars(b), max, back)));
+    write_location(result, kind, &position[..x.rank()]);
+}
+
+/// `MaxlocDim` / `MinlocDim`: numeric or character arrays.
+#[allow(clippy::too_many_arguments, reason = "the entry point's arguments, and which extremum")]
+pub fn extremum_location_dim(result: Desc, x: Desc, kind: i32, dim: i32, mask: Option<Desc>, back: bool, max: bool, site: Site) {
+    let name: &[u8] = if max { b"MAXLOC" } else { b"MINLOC" };
+    let kind = check_integer_kind(kind, name, site);
+    let dim0 = zero_based_dim(dim, x.rank(), name, site);
+    let code = type_code_of(TypeCategory::Integer, kind as i32).unwrap_or(type_code::INT64);
+    partial_result(result, x, dim0, code, kind, name, site);
+    let out = result.base();
+    let extent = x.extent(dim0).max(0);
+    let lane_location = |lane: &dyn Fn(i64) -> Option<Addr>, better: &dyn Fn(Addr, Addr) -> bool| {
+        let mut best: Option<(Addr, i64)> = None;
+        for k in 0..extent {
+            if let Some(at) = lane(k)
+                && best.is_none_or(|(b, _)| better(at, b))
+            {
+                best = Some((at, k + 1));
+            }
+        }
+        best.map_or(0, |(_, k)| k)
+    };
+    macro_rules! lanes {
+        ($better:expr) => {
+            for_each_lane(x, dim0, mask, result.elements(), name, site, |r, lane| {
+                store_integer(out.plus(r * kind), kind, lane_location(lane, &$better));
+            })
+        };
+    }
+    if x.is_character() {
+        let bytes = character::kind_of(x, name, site);
+        let len = x.elem_len() / bytes;
+        lanes!(|a: Addr, b: Addr| replaces_chars(Chars { at: a, len, bytes }, Chars { at: b, len, bytes }, max, back));
+        return;
+    }
+    numeric_type!(x.type_code(), T => lanes!(|a: Addr, b: Addr| replaces(a.load::<T>(), b.load::<T>(), max, back)),
+        lanes!(|a: Addr, b: Addr| replaces(a.load::<T>(), b.load::<T>(), max, back)), bad_type(name, x.type_code(), site))
+}
+
+/// A value of `FINDLOC`'s comparison: numbers compare as `f64` or `i64`,
+/// characters blank-padded, logicals by truth.
+#[derive(Clone, Copy)]
+enum Key {
+    Int(i64),
+    Real(f64),
+    Chars(Chars),
+    Logical(bool),
+}
+
+fn key(at: Addr, d: Desc, site: Site) -> Key {
+    match category_and_kind(d.type_code()) {
+        Some((TypeCategory::Integer, k)) => Key::Int(load_integer(at, k as usize)),
+        Some((TypeCategory::Real, 4)) => Key::Real(f64::from(at.load::<f32>())),
+        Some((TypeCategory::Real, 8)) => Key::Real(at.load::<f64>()),
+        Some((TypeCategory::Character, k)) => Key::Chars(Chars { at, len: d.elem_len() / k as usize, bytes: k as usize }),
+        Some((TypeCategory::Logical, _)) => Key::Logical(logical_true(at, d.elem_len())),
+        _ => bad_type(b"FINDLOC", d.type_code(), site),
+    }
+}
+
+fn equal(a: Key, b: Key, site: Site) -> bool {
+    match (a, b) {
+        (Key::Int(x), Key::Int(y)) => x == y,
+        (Key::Int(x), Key::Real(y)) | (Key::Real(y), Key::Int(x)) => x as f64 == y,
+        (Key::Real(x), Key::Real(y)) => x == y,
+        (Key::Chars(x), Key::Chars(y)) => character::compare(x, y) == 0,
+        (Key::Logical(x), Key::Logical(y)) => x == y,
+        _ => terminator::crash_with(site, b"FINDLOC: VALUE= is of a type the array cannot be compared with"),
+    }
+}
+
+/// `_FortranAFindloc`: the first (last, `back`) element equal to `target`.
+pub fn findloc(result: Desc, x: Desc, target: Desc, kind: i32, mask: Option<Desc>, back: bool, site: Site) {
+    let kind = check_integer_kind(kind, b"FINDLOC", site);
+    location_result(result, kind, x.rank(), b"FINDLOC", site);
+    let want = key(target.base(), target, site);
+    let position = locate(x, mask, b"FINDLOC", site, |at, best| (back || best.is_none()) && equal(key(at, x, site), want, site));
+    write_location(result, kind, &position[..x.rank()]);
+}
+
+/// `_FortranAFindlocDim`.
+#[allow(clippy::too_many_arguments, reason = "the entry point's arguments")]
+pub fn findloc_dim(result: Desc, x: Desc, target: Desc, kind: i32, dim: i32, mask: Option<Desc>, back: bool, site: Site) {
+    let kind = check_integer_kind(kind, b"FINDLOC", site);
+    let dim0 = zero_based_dim(dim, x.rank(), b"FINDLOC", site);
+    let code = type_code_of(TypeCategory::Integer, kind as i32).unwrap_or(type_code::INT64);
+    partial_result(result, x, dim0, code, kind, b"FINDLOC", site);
+    let want = key(target.base(), target, site);
+    let (out, extent) = (result.base(), x.extent(dim0).max(0));
+    for_each_lane(x, dim0, mask, result.elements(), b"FINDLOC", site, |r, lane| {
+        let mut found = 0;
+        for k in 0..extent {
+            if let Some(at) = lane(k)
+                && equal(key(at, x, site), want, site)
+            {
+                found = k + 1;
+                if !back {
+                    break;
+                }
+            }
+        }
+        store_integer(out.plus(r * kind), kind, found);
+    });
+}
+
+// ---------------------------------------------------------------------------
+// DOT_PRODUCT
+
+/// Loads a numeric element as `f64` (integers converted).
+pub fn load_real(at: Addr, code: i8) -> Option<f64> {
+    Some(match category_and_kind(code)? {
+        (TypeCategory::Integer, k) => load_integer(at, k as usize) as f64,
+        (TypeCategory::Real, 4) => f64::from(at.load::<f32>()),
+        (TypeCategory::Real, 8) => at.load::<f64>(),
+        _ => return None,
+    })
+}
+
+/// Loads an integer element.
+pub fn load_int(at: Addr, code: i8) -> Option<i64> {
+    match category_and_kind(code)? {
+        (TypeCategory::Integer, k) => Some(load_integer(at, k as usize)),
+        _ => None,
+    }
+}
+
+/// The two vectors of `DOT_PRODUCT`, checked: rank 1, one size.
+fn dot_vectors(x: Desc, y: Desc, site: Site) -> usize {
+    if x.rank() != 1 || y.rank() != 1 {
+        terminator::crash_with(site, b"DOT_PRODUCT: arguments are not vectors");
+    }
+    let (n, m) = (x.extent(0).max(0), y.extent(0).max(0));
+    if n != m {
+        terminator::crash(site, |msg| {
+            msg.text(b"DOT_PRODUCT: SIZE(VECTOR_A) is ").int(n).text(b" but SIZE(VECTOR_B) is ").int(m);
+        });
+    }
+    n as usize
+}
+
+/// `DotProductInteger<k>`: wrapping in the result kind.
+pub fn dot_product_int<T: Integer>(x: Desc, y: Desc, site: Site) -> T {
+    let n = dot_vectors(x, y, site);
+    let (xc, yc) = (x.type_code(), y.type_code());
+    let mut sum = 0i64;
+    for i in 0..n {
+        let a = load_int(x.base().offset(x.element_offset(i)), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
+        let b = load_int(y.base().offset(y.element_offset(i)), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
+        sum = sum.wrapping_add(a.wrapping_mul(b));
+    }
+    T::from_i64(sum)
+}
+
+/// `DotProductReal<k>`: accumulated in double precision.
+pub fn dot_product_real(x: Desc, y: Desc, site: Site) -> f64 {
+    let n = dot_vectors(x, y, site);
+    let (xc, yc) = (x.type_code(), y.type_code());
+    let mut sum = 0.0f64;
+    for i in 0..n {
+        let a = load_real(x.base().offset(x.element_offset(i)), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
+        let b = load_real(y.base().offset(y.element_offset(i)), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
+        sum += a * b;
+    }
+    sum
+}
+
+/// `DotProductLogical`: `ANY(x .AND. y)`.
+pub fn dot_product_logical(x: Desc, y: Desc, site: Site) -> bool {
+    let n = dot_vectors(x, y, site);
+    (0..n)
+        .any(|i| logical_true(x.base().offset(x.element_offset(i)), x.elem_len()) && logical_true(y.base().offset(y.element_offset(i)), y.elem_len()))
+}

@@ -1,0 +1,320 @@
+//! Array transformations (flang-rt's `transformational.cpp`, `matmul.cpp`):
+//! `MATMUL`, `TRANSPOSE`, `RESHAPE`, `PACK`, `SPREAD`, `CSHIFT` of a vector.
+//! Each result is an allocatable array the runtime establishes and
+//! allocates, lower bounds 1; elements of a derived type with allocatable
+//! components are deep copies.
+
+use super::assign::assign_instance;
+use super::derived;
+use super::descriptor::Desc;
+use super::memory::Addr;
+use super::reduction::{self, load_int, load_real, logical_true};
+use super::terminator::{self, Site};
+use omprt_abi::fortran::{MAX_RANK, TypeCategory, assign_flags, attribute, category_and_kind};
+
+/// Establishes `result` as an allocatable array of `source`'s type (its
+/// derived type and LEN parameters too) with `extents`, and allocates it.
+fn result_like(result: Desc, source: Desc, extents: &[i64], name: &[u8], site: Site) {
+    let addendum = source.has_addendum();
+    result.establish(source.type_code(), source.elem_len(), Addr::NULL, extents.len(), Some(extents), attribute::ALLOCATABLE, addendum);
+    if addendum {
+        let t = source.derived_type();
+        result.set_derived_type(t);
+        if let Some(t) = t {
+            for j in 0..t.len_parameters() {
+                result.set_len_parameter(j, source.len_parameter(j));
+            }
+        }
+    }
+    reduction::allocate_result(result, name, site);
+}
+
+/// Copies one element of `source`'s type: bytes, or for a derived type with
+/// allocatable components a default-initialized element and a deep copy.
+fn copy_element(to: Addr, from: Addr, source: Desc, site: Site) {
+    match source.derived_type().filter(|t| !t.no_destruction_needed() || !t.no_initialization_needed()) {
+        Some(t) => {
+            derived::initialize_instances(to, t, 1, Some(source));
+            assign_instance(to, from, t, assign_flags::MAYBE_REALLOCATE, Some(source), site);
+        }
+        None => to.copy_from(from, source.elem_len()),
+    }
+}
+
+/// `_FortranATranspose`.
+pub fn transpose(result: Desc, matrix: Desc, site: Site) {
+    if matrix.rank() != 2 {
+        terminator::crash_with(site, b"TRANSPOSE: matrix is not of rank 2");
+    }
+    let (rows, cols) = (matrix.extent(0).max(0), matrix.extent(1).max(0));
+    result_like(result, matrix, &[cols, rows], b"TRANSPOSE", site);
+    let bytes = matrix.elem_len() as i64;
+    for i in 0..rows {
+        for j in 0..cols {
+            let from = matrix.base().offset(i * matrix.byte_stride(0) + j * matrix.byte_stride(1));
+            copy_element(result.base().offset((j + i * cols) * bytes), from, matrix, site);
+        }
+    }
+}
+
+/// The integer elements of a rank-1 argument (`SHAPE=`, `ORDER=`).
+fn vector_value(d: Desc, i: usize, name: &[u8], site: Site) -> i64 {
+    load_int(d.base().offset(d.element_offset(i)), d.type_code()).unwrap_or_else(|| {
+        terminator::crash(site, |m| {
+            m.text(name).text(b": an argument is not INTEGER");
+        })
+    })
+}
+
+/// `_FortranAReshape(result, source, shape, pad, order)`.
+pub fn reshape(result: Desc, source: Desc, shape: Desc, pad: Option<Desc>, order: Option<Desc>, site: Site) {
+    let name: &[u8] = b"RESHAPE";
+    if shape.rank() != 1 {
+        terminator::crash_with(site, b"RESHAPE: SHAPE= must be a vector");
+    }
+    let rank = shape.extent(0).max(0) as usize;
+    if rank == 0 || rank > MAX_RANK {
+        terminator::crash_with(site, b"RESHAPE: bad number of dimensions in SHAPE=");
+    }
+    let mut extents = [0i64; MAX_RANK];
+    let mut count: usize = 1;
+    for (j, e) in extents.iter_mut().enumerate().take(rank) {
+        *e = vector_value(shape, j, name, site);
+        if *e < 0 {
+            terminator::crash_with(site, b"RESHAPE: negative extent in SHAPE=");
+        }
+        count = count.saturating_mul(*e as usize);
+    }
+    // ORDER= lists the dimensions fastest first; without it, 1, 2, ...
+    let mut dims = [0usize; MAX_RANK];
+    for (j, d) in dims.iter_mut().enumerate().take(rank) {
+        *d = j;
+    }
+    if let Some(order) = order {
+        let mut seen = 0u32;
+        for (j, d) in dims.iter_mut().enumerate().take(rank) {
+            let k = vector_value(order, j, name, site);
+            if k < 1 || k as usize > rank || seen & (1 << k) != 0 {
+                terminator::crash_with(site, b"RESHAPE: bad value in ORDER=");
+            }
+            seen |= 1 << k;
+            *d = k as usize - 1;
+        }
+    }
+    let available = source.elements();
+    if count > available && pad.is_none_or(|p| p.elements() == 0) {
+        terminator::crash_with(site, b"RESHAPE: not enough elements, no PAD");
+    }
+    result_like(result, source, &extents[..rank], name, site);
+    let bytes = source.elem_len() as i64;
+    let mut subscript = [0i64; MAX_RANK];
+    for k in 0..count {
+        // Result element at `subscript`, column-major offset.
+        let mut offset = 0;
+        let mut stride = 1;
+        for j in 0..rank {
+            offset += subscript[j] * stride;
+            stride *= extents[j];
+        }
+        let from = if k < available {
+            source.base().offset(source.element_offset(k))
+        } else {
+            let p = pad.unwrap_or(source);
+            p.base().offset(p.element_offset((k - available) % p.elements()))
+        };
+        copy_element(result.base().offset(offset * bytes), from, source, site);
+        // Next subscript in ORDER= order.
+        for &d in dims.iter().take(rank) {
+            subscript[d] += 1;
+            if subscript[d] < extents[d] {
+                break;
+            }
+            subscript[d] = 0;
+        }
+    }
+}
+
+/// `_FortranAPack(result, source, mask, vector)`.
+pub fn pack(result: Desc, source: Desc, mask: Desc, vector: Option<Desc>, site: Site) {
+    let elements = source.elements();
+    let scalar_mask = mask.rank() == 0;
+    let selected = |n: usize| {
+        let at = if scalar_mask { mask.base() } else { mask.base().offset(mask.element_offset(n)) };
+        logical_true(at, mask.elem_len())
+    };
+    if !scalar_mask && (mask.rank() != source.rank() || (0..source.rank()).any(|j| mask.extent(j) != source.extent(j))) {
+        terminator::crash_with(site, b"PACK: ARRAY= and MASK= arguments are not conformable");
+    }
+    let trues = (0..elements).filter(|&n| selected(n)).count();
+    let extent = match vector {
+        Some(v) => {
+            if v.elements() < trues {
+                terminator::crash_with(site, b"PACK: VECTOR= has fewer elements than MASK= has true ones");
+            }
+            v.elements()
+        }
+        None => trues,
+    };
+    result_like(result, source, &[extent as i64], b"PACK", site);
+    let bytes = source.elem_len();
+    let mut k = 0;
+    for n in 0..elements {
+        if selected(n) {
+            copy_element(result.base().plus(k * bytes), source.base().offset(source.element_offset(n)), source, site);
+            k += 1;
+        }
+    }
+    if let Some(v) = vector {
+        for i in k..extent {
+            copy_element(result.base().plus(i * bytes), v.base().offset(v.element_offset(i)), source, site);
+        }
+    }
+}
+
+/// `_FortranASpread(result, source, dim, ncopies)`.
+pub fn spread(result: Desc, source: Desc, dim: i32, ncopies: i64, site: Site) {
+    let rank = source.rank() + 1;
+    if dim < 1 || dim as usize > rank || rank > MAX_RANK {
+        terminator::crash_with(site, b"SPREAD: bad DIM=");
+    }
+    let dim0 = dim as usize - 1;
+    let copies = ncopies.max(0);
+    let mut extents = [0i64; MAX_RANK];
+    let mut k = 0;
+    for (j, e) in extents.iter_mut().enumerate().take(rank) {
+        if j == dim0 {
+            *e = copies;
+        } else {
+            *e = source.extent(k).max(0);
+            k += 1;
+        }
+    }
+    result_like(result, source, &extents[..rank], b"SPREAD", site);
+    let bytes = source.elem_len();
+    let total = result.elements();
+    let below: usize = extents[..dim0].iter().product::<i64>() as usize;
+    for n in 0..total {
+        // Result element n: drop the subscript along dim0.
+        let low = n % below.max(1);
+        let high = n / (below.max(1) * copies.max(1) as usize);
+        let from = source.base().offset(source.element_offset(low + high * below));
+        copy_element(result.base().plus(n * bytes), from, source, site);
+    }
+}
+
+/// `_FortranACshiftVector(result, source, shift)`: `result(i) =
+/// source(1 + MODULO(i - 1 + shift, n))`.
+pub fn cshift_vector(result: Desc, source: Desc, shift: i64, site: Site) {
+    if source.rank() != 1 {
+        terminator::crash_with(site, b"CSHIFT: source is not a vector");
+    }
+    let n = source.extent(0).max(0);
+    result_like(result, source, &[n], b"CSHIFT", site);
+    let bytes = source.elem_len();
+    for i in 0..n {
+        let from = (i + shift).rem_euclid(n.max(1));
+        copy_element(result.base().plus(i as usize * bytes), source.base().offset(from * source.byte_stride(0)), source, site);
+    }
+}
+
+/// A `MATMUL` element type: the arithmetic of the result's category.
+pub trait MatmulElement: super::memory::Plain {
+    const CATEGORY: TypeCategory;
+    const KIND: i32;
+    fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8);
+    fn finish(acc: Accumulated) -> Self;
+}
+
+/// An accumulator: integers wrap in 64 bits (truncated to the kind, as
+/// arithmetic in the kind wraps), reals in double precision.
+#[derive(Clone, Copy)]
+pub enum Accumulated {
+    Int(i64),
+    Real(f64),
+}
+
+macro_rules! matmul_int {
+    ($($t:ty = $kind:expr),*) => {$(
+        impl MatmulElement for $t {
+            const CATEGORY: TypeCategory = TypeCategory::Integer;
+            const KIND: i32 = $kind;
+            fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
+                if let (Accumulated::Int(s), Some(x), Some(y)) = (*acc, load_int(a, ac), load_int(b, bc)) {
+                    *acc = Accumulated::Int(s.wrapping_add(x.wrapping_mul(y)));
+                }
+            }
+            fn finish(acc: Accumulated) -> $t {
+                match acc { Accumulated::Int(v) => v as $t, Accumulated::Real(v) => v as $t }
+            }
+        }
+    )*};
+}
+matmul_int!(i8 = 1, i16 = 2, i32 = 4, i64 = 8);
+
+macro_rules! matmul_real {
+    ($($t:ty = $kind:expr),*) => {$(
+        impl MatmulElement for $t {
+            const CATEGORY: TypeCategory = TypeCategory::Real;
+            const KIND: i32 = $kind;
+            fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
+                if let (Accumulated::Real(s), Some(x), Some(y)) = (*acc, load_real(a, ac), load_real(b, bc)) {
+                    *acc = Accumulated::Real(s + x * y);
+                }
+            }
+            fn finish(acc: Accumulated) -> $t {
+                match acc { Accumulated::Real(v) => v as $t, Accumulated::Int(v) => v as $t }
+            }
+        }
+    )*};
+}
+matmul_real!(f32 = 4, f64 = 8);
+
+/// `_FortranAMatmul<A><B>`: (n,k)x(k,m), (k)x(k,m) or (n,k)x(k), with a
+/// result of `R`.
+pub fn matmul<R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
+    let (xr, yr) = (x.rank(), y.rank());
+    let (xc, yc) = (x.type_code(), y.type_code());
+    for c in [xc, yc] {
+        if !matches!(category_and_kind(c), Some((TypeCategory::Integer | TypeCategory::Real, _))) {
+            terminator::crash_with(site, b"MATMUL: operand type not supported on the device");
+        }
+    }
+    let (n, k) = match xr {
+        2 => (x.extent(0).max(0), x.extent(1).max(0)),
+        1 => (1, x.extent(0).max(0)),
+        _ => terminator::crash_with(site, b"MATMUL: bad rank of MATRIX_A"),
+    };
+    let (k2, m) = match yr {
+        2 => (y.extent(0).max(0), y.extent(1).max(0)),
+        1 if xr == 2 => (y.extent(0).max(0), 1),
+        _ => terminator::crash_with(site, b"MATMUL: bad rank of MATRIX_B"),
+    };
+    if k != k2 {
+        terminator::crash(site, |msg| {
+            msg.text(b"MATMUL: unacceptable operand shapes (").int(k).text(b" columns, ").int(k2).text(b" rows)");
+        });
+    }
+    let code = omprt_abi::fortran::type_code_of(R::CATEGORY, R::KIND).unwrap_or(omprt_abi::fortran::type_code::OTHER);
+    let bytes = core::mem::size_of::<R>();
+    let extents: &[i64] = match (xr, yr) {
+        (2, 2) => &[n, m],
+        (1, _) => &[m],
+        _ => &[n],
+    };
+    result.establish(code, bytes, Addr::NULL, extents.len(), Some(extents), attribute::ALLOCATABLE, false);
+    reduction::allocate_result(result, b"MATMUL", site);
+    let x_at =
+        |i: i64, l: i64| if xr == 2 { x.base().offset(i * x.byte_stride(0) + l * x.byte_stride(1)) } else { x.base().offset(l * x.byte_stride(0)) };
+    let y_at =
+        |l: i64, j: i64| if yr == 2 { y.base().offset(l * y.byte_stride(0) + j * y.byte_stride(1)) } else { y.base().offset(l * y.byte_stride(0)) };
+    let real = R::CATEGORY == TypeCategory::Real;
+    for j in 0..m {
+        for i in 0..n {
+            let mut acc = if real { Accumulated::Real(0.0) } else { Accumulated::Int(0) };
+            for l in 0..k {
+                R::mul_add(&mut acc, x_at(i, l), xc, y_at(l, j), yc);
+            }
+            result.base().plus((i + j * n) as usize * bytes).store(R::finish(acc));
+        }
+    }
+}

@@ -1,0 +1,617 @@
+//! flang-rt's assignment, allocation and derived-type entry points on the
+//! simulated device, against what Fortran defines: `_FortranAAssign` and its
+//! relatives (reallocation of an allocatable left-hand side, overlap,
+//! character padding, deep copies of allocatable components),
+//! `ALLOCATE`/`DEALLOCATE` with default initialization and finalization,
+//! `MOVE_ALLOC`, array constructors, copy-in/copy-out and `ASSOCIATED`.
+
+mod common;
+mod fortran_common;
+
+use common::trap_message;
+use fortran_common::*;
+use omprt_abi::fortran::*;
+use omprt_device_rtl::exports::fortran::*;
+use proptest::prelude::*;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const NULL: *const c_void = std::ptr::null();
+
+#[test]
+fn assignment_allocates_then_reallocates_an_allocatable_on_a_change_of_shape() {
+    on_device(|| unsafe {
+        let blocks = live_blocks();
+        let to = Desc::allocatable(8, type_code::DOUBLE, 1);
+        let (_a, mut five) = array(&[1.0f64, 2.0, 3.0, 4.0, 5.0], &[5]);
+        five.set_dim(0, Dim { lower_bound: -2, ..five.dim(0) });
+        _FortranAAssign(to.ptr(), five.ptr(), file(), 7);
+        assert_eq!(to.read::<f64>(), [1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(to.lower_bounds(), [-2], "the right-hand side's bounds");
+        assert_eq!(live_blocks(), blocks + 1);
+        // Same shape: the storage stays.
+        let first = to.base();
+        let (_b, other) = array(&[9.0f64, 8.0, 7.0, 6.0, 5.0], &[5]);
+        _FortranAAssign(to.ptr(), other.ptr(), file(), 7);
+        assert_eq!(to.base(), first);
+        assert_eq!(to.read::<f64>(), [9.0, 8.0, 7.0, 6.0, 5.0]);
+        // Another shape: reallocated.
+        let (_c, three) = array(&[1.5f64, 2.5, 3.5], &[3]);
+        _FortranAAssign(to.ptr(), three.ptr(), file(), 7);
+        assert_eq!((to.extents(), to.read::<f64>()), (vec![3], vec![1.5, 2.5, 3.5]));
+        assert_eq!(live_blocks(), blocks + 1, "the old storage is freed");
+        // A scalar right-hand side keeps the shape and fills it.
+        let (_d, x) = scalar(0.25f64);
+        _FortranAAssign(to.ptr(), x.ptr(), file(), 7);
+        assert_eq!(to.read::<f64>(), [0.25; 3]);
+        assert_eq!(_FortranAAllocatableDeallocate(to.ptr(), false, NULL, file(), 7), 0);
+        assert_eq!(live_blocks(), blocks);
+    });
+}
+
+#[test]
+fn overlapping_sections_assign_as_if_the_right_hand_side_came_first() {
+    on_device(|| unsafe {
+        // a(2:6) = a(1:5) and a(1:5) = a(2:6), through the same storage.
+        for (to_first, from_first) in [(1usize, 0usize), (0, 1)] {
+            let buf = Buf::of(&[1i32, 2, 3, 4, 5, 6]);
+            let mut to = Desc::empty();
+            let mut from = Desc::empty();
+            to.establish(buf.ptr().add(4 * to_first), 4, type_code::INT32, attribute::OTHER, &contiguous(&[5], &[1], 4), None);
+            from.establish(buf.ptr().add(4 * from_first), 4, type_code::INT32, attribute::OTHER, &contiguous(&[5], &[1], 4), None);
+            _FortranAAssign(to.ptr(), from.ptr(), file(), 1);
+            let all = std::slice::from_raw_parts(buf.ptr() as *const i32, 6).to_vec();
+            let mut want = vec![1, 2, 3, 4, 5, 6];
+            let src: Vec<i32> = want[from_first..from_first + 5].to_vec();
+            want[to_first..to_first + 5].copy_from_slice(&src);
+            assert_eq!(all, want);
+        }
+        // Reversed: a(6:2:-1) = a(1:5).
+        let buf = Buf::of(&[1i32, 2, 3, 4, 5, 6]);
+        let (mut to, mut from) = (Desc::empty(), Desc::empty());
+        to.establish(buf.ptr().add(20), 4, type_code::INT32, attribute::OTHER, &[Dim { lower_bound: 1, extent: 5, byte_stride: -4 }], None);
+        from.establish(buf.ptr(), 4, type_code::INT32, attribute::OTHER, &contiguous(&[5], &[1], 4), None);
+        _FortranAAssign(to.ptr(), from.ptr(), file(), 1);
+        assert_eq!(std::slice::from_raw_parts(buf.ptr() as *const i32, 6), [1, 5, 4, 3, 2, 1]);
+    });
+}
+
+/// An allocatable assigned a section of itself (`a = a(2:4)`): the new
+/// storage is filled from the old, which is freed after.
+#[test]
+fn an_allocatable_assigned_part_of_itself_reads_the_old_storage() {
+    on_device(|| unsafe {
+        let blocks = live_blocks();
+        let a = Desc::allocatable(4, type_code::INT32, 1);
+        let (_s, init) = array(&[10i32, 20, 30, 40, 50], &[5]);
+        _FortranAAssign(a.ptr(), init.ptr(), file(), 1);
+        let mut part = Desc::empty();
+        part.establish(a.base().add(4), 4, type_code::INT32, attribute::OTHER, &contiguous(&[3], &[1], 4), None);
+        _FortranAAssign(a.ptr(), part.ptr(), file(), 2);
+        assert_eq!(a.read::<i32>(), [20, 30, 40]);
+        assert_eq!(live_blocks(), blocks + 1);
+        _FortranAAllocatableDeallocate(a.ptr(), false, NULL, file(), 3);
+        assert_eq!(live_blocks(), blocks);
+    });
+}
+
+#[test]
+fn characters_are_blank_padded_or_truncated_to_the_left_hand_side() {
+    on_device(|| unsafe {
+        let (_a, long) = characters(&["abcdef", "gh"], 6, &[2]);
+        let (_b, short) = characters(&["", ""], 3, &[2]);
+        _FortranAAssign(short.ptr(), long.ptr(), file(), 1);
+        assert_eq!(short.read_bytes(), [b"abc".to_vec(), b"gh ".to_vec()]);
+        let (_c, three) = characters(&["xy", "z"], 3, &[2]);
+        let (_d, wide) = characters(&["......", "......"], 6, &[2]);
+        _FortranAAssign(wide.ptr(), three.ptr(), file(), 1);
+        assert_eq!(wide.read_bytes(), [b"xy    ".to_vec(), b"z     ".to_vec()]);
+        // A deferred-length allocatable takes the right-hand side's length,
+        // and is reallocated when it changes.
+        let d = Desc::allocatable(0, type_code::CHAR, 0);
+        let (_e, s) = characters(&["hello"], 5, &[]);
+        _FortranAAssign(d.ptr(), s.ptr(), file(), 1);
+        assert_eq!((d.header().elem_len, d.read_bytes()), (5, vec![b"hello".to_vec()]));
+        let (_f, s) = characters(&["hi"], 2, &[]);
+        _FortranAAssign(d.ptr(), s.ptr(), file(), 1);
+        assert_eq!((d.header().elem_len, d.read_bytes()), (2, vec![b"hi".to_vec()]));
+        // With an explicit length, it keeps its own.
+        let (_g, s) = characters(&["world"], 5, &[]);
+        _FortranAAssignExplicitLengthCharacter(d.ptr(), s.ptr(), file(), 1);
+        assert_eq!((d.header().elem_len, d.read_bytes()), (2, vec![b"wo".to_vec()]));
+        _FortranAAllocatableDeallocate(d.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn mismatches_end_the_kernel_with_flangs_message_and_position() {
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, to) = array(&[0i32; 3], &[3]);
+            let (_b, from) = array(&[1i32, 2, 3, 4], &[4]);
+            _FortranAAssign(to.ptr(), from.ptr(), file(), 42);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:42): Assign: mismatching element counts in array assignment (to 3, from 4)");
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, to) = array(&[0i32; 2], &[2]);
+            let (_b, from) = array(&[1.0f32, 2.0], &[2]);
+            _FortranAAssign(to.ptr(), from.ptr(), NULL, 0);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error: Assign: mismatching types (to code 9 != from code 27)");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A section of one array assigned to a section of the same shape of
+    /// another, any strides and lower bounds, then to an allocatable: the
+    /// elements in array element order, the bounds of the right-hand side.
+    #[test]
+    fn sections_of_any_shape_and_stride_assign_element_by_element(
+        (to_s, from_s) in (1usize..4)
+            .prop_flat_map(|r| proptest::collection::vec(1i64..5, r))
+            .prop_flat_map(|e| (section_of(e.clone()), section_of(e))),
+    ) {
+        let result = on_device(move || unsafe {
+            let from_len: i64 = from_s.parent.iter().product();
+            let to_len: i64 = to_s.parent.iter().product();
+            let values: Vec<i64> = (0..from_len).map(|i| i * 7 + 1).collect();
+            let from_buf = Buf::of(&values);
+            let to_buf = Buf::of(&vec![-1i64; to_len as usize]);
+            let from = from_s.describe(from_buf.ptr(), 8, type_code::INT64);
+            let to = to_s.describe(to_buf.ptr(), 8, type_code::INT64);
+            let want = from.read::<i64>();
+            _FortranAAssign(to.ptr(), from.ptr(), file(), 1);
+            let got = to.read::<i64>();
+            let alloc = Desc::allocatable(8, type_code::INT64, from_s.dims.len());
+            _FortranAAssign(alloc.ptr(), from.ptr(), file(), 1);
+            let copied = (alloc.read::<i64>(), alloc.lower_bounds(), alloc.extents());
+            _FortranAAllocatableDeallocate(alloc.ptr(), false, NULL, file(), 1);
+            (want, got, copied, from.lower_bounds(), from.extents())
+        });
+        let (want, got, (copied, lower, extents), from_lower, from_extents) = result;
+        prop_assert_eq!(&got, &want);
+        prop_assert_eq!(&copied, &want);
+        prop_assert_eq!(lower, from_lower);
+        prop_assert_eq!(extents, from_extents);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Derived types
+
+/// `type bag; integer :: id; real(8), allocatable :: v(:); end type` (56 bytes).
+fn bag() -> TypeDesc {
+    TypeDesc::new(56, vec![Comp::data(TypeCategory::Integer, 4, 0), Comp::allocatable(TypeCategory::Real, 8, 1, 8)], vec![])
+}
+
+/// Allocates the `v` of the bag instance at `at` with `values`.
+unsafe fn fill_bag(at: *mut u8, id: i32, values: &[f64]) {
+    unsafe {
+        *(at as *mut i32) = id;
+        let v = at.add(8) as *mut c_void;
+        _FortranAAllocatableSetBounds(v, 0, 1, values.len() as i64);
+        assert_eq!(_FortranAAllocatableAllocate(v, std::ptr::null_mut(), false, NULL, file(), 1, NULL), 0);
+        let base = *(v as *const *mut f64);
+        std::ptr::copy_nonoverlapping(values.as_ptr(), base, values.len());
+    }
+}
+
+/// The `v` of the bag instance at `at`: its storage and values.
+unsafe fn bag_values(at: *const u8) -> (*const f64, Vec<f64>) {
+    unsafe {
+        let v = at.add(8);
+        let base = *(v as *const *const f64);
+        if base.is_null() {
+            return (base, vec![]);
+        }
+        let extent = *(v.add(32) as *const i64);
+        (base, std::slice::from_raw_parts(base, extent as usize).to_vec())
+    }
+}
+
+#[test]
+fn derived_types_are_deep_copied_and_destroyed() {
+    let t = bag();
+    let tp = t.ptr() as usize;
+    on_device(move || unsafe {
+        let tp = tp as *const DerivedType;
+        let blocks = live_blocks();
+        // from = [bag(1, [1, 2, 3]), bag(2, [4])]
+        let from = Desc::allocatable_derived(tp, 1);
+        _FortranAAllocatableSetBounds(from.ptr(), 0, 1, 2);
+        assert_eq!(_FortranAAllocatableAllocate(from.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL), 0);
+        assert!(bag_values(from.base()).1.is_empty(), "default initialization leaves v unallocated");
+        fill_bag(from.base(), 1, &[1.0, 2.0, 3.0]);
+        fill_bag(from.base().add(56), 2, &[4.0]);
+        let to = Desc::allocatable_derived(tp, 1);
+        _FortranAAssign(to.ptr(), from.ptr(), file(), 1);
+        assert_eq!(to.extents(), [2]);
+        let (from_v, _) = bag_values(from.base());
+        let (to_v, values) = bag_values(to.base());
+        assert_ne!(from_v, to_v, "a deep copy: storage of its own");
+        assert_eq!(values, [1.0, 2.0, 3.0]);
+        assert_eq!((*(to.base().add(56) as *const i32), bag_values(to.base().add(56)).1), (2, vec![4.0]));
+        assert_eq!(live_blocks(), blocks + 6);
+        // Reassigning deallocates the old components first.
+        _FortranAAssign(to.ptr(), from.ptr(), file(), 1);
+        assert_eq!(live_blocks(), blocks + 6);
+        // A component unallocated on the right leaves the left's unallocated.
+        let v = from.base().add(56 + 8) as *mut c_void;
+        _FortranAAllocatableDeallocate(v, false, NULL, file(), 1);
+        _FortranAAssign(to.ptr(), from.ptr(), file(), 1);
+        assert!(bag_values(to.base().add(56)).1.is_empty());
+        assert_eq!(live_blocks(), blocks + 4);
+        // Destroy frees the components, DEALLOCATE the rest.
+        _FortranADestroy(to.ptr());
+        assert_eq!(live_blocks(), blocks + 3);
+        _FortranAAllocatableDeallocate(to.ptr(), false, NULL, file(), 1);
+        _FortranAAllocatableDeallocate(from.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks);
+    });
+}
+
+/// `x(2:3) = x(1:2)` of a derived type with an allocatable component: the
+/// right-hand side's components are copied before the left-hand side's are
+/// freed.
+#[test]
+fn overlapping_derived_sections_copy_through_a_deep_temporary() {
+    let t = bag();
+    let tp = t.ptr() as usize;
+    on_device(move || unsafe {
+        let tp = tp as *const DerivedType;
+        let blocks = live_blocks();
+        let x = Desc::allocatable_derived(tp, 1);
+        _FortranAAllocatableSetBounds(x.ptr(), 0, 1, 3);
+        _FortranAAllocatableAllocate(x.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        for i in 0..3 {
+            fill_bag(x.base().add(56 * i), i as i32 + 1, &vec![i as f64 + 1.0; i + 1]);
+        }
+        let (mut to, mut from) = (Desc::empty(), Desc::empty());
+        to.establish(x.base().add(56), 56, type_code::STRUCT, attribute::OTHER, &contiguous(&[2], &[1], 56), Some(tp));
+        from.establish(x.base(), 56, type_code::STRUCT, attribute::OTHER, &contiguous(&[2], &[1], 56), Some(tp));
+        _FortranAAssign(to.ptr(), from.ptr(), file(), 1);
+        let ids: Vec<i32> = (0..3).map(|i| *(x.base().add(56 * i) as *const i32)).collect();
+        let values: Vec<Vec<f64>> = (0..3).map(|i| bag_values(x.base().add(56 * i)).1).collect();
+        assert_eq!(ids, [1, 1, 2]);
+        assert_eq!(values, [vec![1.0], vec![1.0], vec![2.0, 2.0]]);
+        _FortranAAllocatableDeallocate(x.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks, "no component leaked or freed twice");
+    });
+}
+
+static FINALIZED: AtomicUsize = AtomicUsize::new(0);
+static FINALIZED_IDS: AtomicUsize = AtomicUsize::new(0);
+
+/// A final subroutine of `tracked` (its id added up), called with the
+/// object's address.
+extern "C-unwind" fn finish(at: *mut u8) {
+    FINALIZED.fetch_add(1, Ordering::SeqCst);
+    FINALIZED_IDS.fetch_add(unsafe { *(at as *const i32) } as usize, Ordering::SeqCst);
+}
+
+/// An elemental final subroutine called with a descriptor of the element.
+extern "C-unwind" fn finish_by_descriptor(d: *mut u8) {
+    let at = unsafe { *(d as *const *const i32) };
+    FINALIZED.fetch_add(1, Ordering::SeqCst);
+    FINALIZED_IDS.fetch_add(unsafe { *at } as usize, Ordering::SeqCst);
+}
+
+#[test]
+fn deallocation_and_assignment_finalize_and_allocation_initializes() {
+    // type tracked; integer :: id = 7; final :: finish (scalar); end type
+    let mut id = Comp::data(TypeCategory::Integer, 4, 0);
+    id.init = Some(7i32.to_ne_bytes().to_vec());
+    let t = TypeDesc::new(4, vec![id], vec![(special_binding::SCALAR_FINAL, finish as *const c_void, false)]);
+    let mut id = Comp::data(TypeCategory::Integer, 4, 0);
+    id.init = Some(3i32.to_ne_bytes().to_vec());
+    let elemental = TypeDesc::new(4, vec![id], vec![(special_binding::ELEMENTAL_FINAL, finish_by_descriptor as *const c_void, true)]);
+    let (tp, ep) = (t.ptr() as usize, elemental.ptr() as usize);
+    on_device(move || unsafe {
+        let (tp, ep) = (tp as *const DerivedType, ep as *const DerivedType);
+        FINALIZED.store(0, Ordering::SeqCst);
+        FINALIZED_IDS.store(0, Ordering::SeqCst);
+        let a = Desc::allocatable_derived(tp, 0);
+        _FortranAAllocatableAllocate(a.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        assert_eq!(*(a.base() as *const i32), 7, "default initialization");
+        *(a.base() as *mut i32) = 5;
+        _FortranAAllocatableDeallocate(a.ptr(), false, NULL, file(), 1);
+        assert_eq!((FINALIZED.load(Ordering::SeqCst), FINALIZED_IDS.load(Ordering::SeqCst)), (1, 5));
+        // Intrinsic assignment finalizes the left-hand side first.
+        let buf = Buf::of(&[11i32]);
+        let mut lhs = Desc::empty();
+        lhs.establish(buf.ptr(), 4, type_code::STRUCT, attribute::OTHER, &[], Some(tp));
+        let rbuf = Buf::of(&[12i32]);
+        let mut rhs = Desc::empty();
+        rhs.establish(rbuf.ptr(), 4, type_code::STRUCT, attribute::OTHER, &[], Some(tp));
+        _FortranAAssign(lhs.ptr(), rhs.ptr(), file(), 1);
+        assert_eq!((FINALIZED.load(Ordering::SeqCst), FINALIZED_IDS.load(Ordering::SeqCst)), (2, 16));
+        assert_eq!(*(buf.ptr() as *const i32), 12);
+        // An elemental final subroutine, per element of an array.
+        let e = Desc::allocatable_derived(ep, 1);
+        _FortranAAllocatableSetBounds(e.ptr(), 0, 1, 3);
+        _FortranAAllocatableAllocate(e.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        assert_eq!(e.read::<i32>(), [3, 3, 3]);
+        _FortranAAllocatableDeallocate(e.ptr(), false, NULL, file(), 1);
+        assert_eq!((FINALIZED.load(Ordering::SeqCst), FINALIZED_IDS.load(Ordering::SeqCst)), (5, 25));
+        // Without finalization.
+        let a = Desc::allocatable_derived(tp, 0);
+        _FortranAAllocatableAllocate(a.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        _FortranADestroyWithoutFinalization(a.ptr());
+        _FortranAAllocatableDeallocate(a.ptr(), false, NULL, file(), 1);
+        assert_eq!(FINALIZED.load(Ordering::SeqCst), 6, "DEALLOCATE finalizes; Destroy without finalization did not");
+    });
+}
+
+#[test]
+fn allocation_errors_are_statuses_with_stat_and_crashes_without() {
+    on_device(|| unsafe {
+        let a = Desc::allocatable(4, type_code::INT32, 1);
+        _FortranAAllocatableSetBounds(a.ptr(), 0, 1, 4);
+        assert_eq!(_FortranAAllocatableAllocate(a.ptr(), std::ptr::null_mut(), true, NULL, file(), 1, NULL), 0);
+        let (_m, errmsg) = characters(&["?"], 30, &[]);
+        let status = _FortranAAllocatableAllocate(a.ptr(), std::ptr::null_mut(), true, errmsg.ptr(), file(), 1, NULL);
+        assert_eq!(status, stat::BASE_ADDR_NOT_NULL);
+        assert_eq!(errmsg.read_bytes(), [b"Base address is not null      ".to_vec()]);
+        assert_eq!(_FortranAAllocatableDeallocate(a.ptr(), true, NULL, file(), 1), 0);
+        assert_eq!(_FortranAAllocatableDeallocate(a.ptr(), true, NULL, file(), 1), stat::BASE_ADDR_NULL);
+    });
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let a = Desc::allocatable(4, type_code::INT32, 0);
+            _FortranAAllocatableDeallocate(a.ptr(), false, NULL, file(), 9);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:9): Base address is null (STAT=11)");
+    // An exhausted heap (the launching thread sets it up).
+    omprt_device_rtl::arch::sim::fail_mallocs(1);
+    on_device(|| unsafe {
+        let a = Desc::allocatable(4, type_code::INT32, 0);
+        assert_eq!(_FortranAAllocatableAllocate(a.ptr(), std::ptr::null_mut(), true, NULL, file(), 1, NULL), stat::MEM_ALLOCATION);
+    });
+}
+
+#[test]
+fn move_alloc_moves_the_storage_and_bounds() {
+    on_device(|| unsafe {
+        let blocks = live_blocks();
+        let (to, from) = (Desc::allocatable(4, type_code::INT32, 1), Desc::allocatable(4, type_code::INT32, 1));
+        let (_s, v) = array(&[1i32, 2, 3], &[3]);
+        _FortranAAssign(from.ptr(), v.ptr(), file(), 1);
+        let (_t, w) = array(&[9i32], &[1]);
+        _FortranAAssign(to.ptr(), w.ptr(), file(), 1);
+        let storage = from.base();
+        assert_eq!(_FortranAMoveAlloc(to.ptr(), from.ptr(), NULL, false, NULL, file(), 1), 0);
+        assert_eq!((to.base(), to.read::<i32>()), (storage, vec![1, 2, 3]));
+        assert!(from.base().is_null());
+        assert_eq!(live_blocks(), blocks + 1, "TO's old storage is freed");
+        _FortranAAllocatableDeallocate(to.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn array_constructors_grow_as_values_are_pushed() {
+    on_device(|| unsafe {
+        let blocks = live_blocks();
+        let mut vector = [0u64; 10];
+        let to = Desc::allocatable(8, type_code::DOUBLE, 1);
+        let vp = vector.as_mut_ptr() as *mut c_void;
+        _FortranAInitArrayConstructorVector(vp, to.ptr(), false, file(), 1);
+        let mut want = Vec::new();
+        for i in 0..40 {
+            let x = i as f64 * 0.5;
+            _FortranAPushArrayConstructorSimpleScalar(vp, &x as *const f64 as *mut c_void);
+            want.push(x);
+        }
+        let (_a, more) = array(&[100.0f64, 200.0, 300.0, 400.0], &[2, 2]);
+        _FortranAPushArrayConstructorValue(vp, more.ptr());
+        want.extend([100.0, 200.0, 300.0, 400.0]);
+        let (_b, one) = scalar(-1.0f64);
+        _FortranAPushArrayConstructorValue(vp, one.ptr());
+        want.push(-1.0);
+        assert_eq!((to.extents(), to.lower_bounds()), (vec![want.len() as i64], vec![1]));
+        assert_eq!(to.read::<f64>(), want);
+        _FortranAAllocatableDeallocate(to.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks, "the storage given up when growing is freed");
+        // Characters without a type-spec take the first value's length.
+        let to = Desc::allocatable(0, type_code::CHAR, 1);
+        _FortranAInitArrayConstructorVector(vp, to.ptr(), true, file(), 1);
+        let (_c, ab) = characters(&["ab", "cd"], 2, &[2]);
+        _FortranAPushArrayConstructorValue(vp, ab.ptr());
+        assert_eq!(to.read_bytes(), [b"ab".to_vec(), b"cd".to_vec()]);
+        _FortranAAllocatableDeallocate(to.ptr(), false, NULL, file(), 1);
+    });
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let mut vector = [0u64; 10];
+            let vp = vector.as_mut_ptr() as *mut c_void;
+            let to = Desc::allocatable(0, type_code::CHAR, 1);
+            _FortranAInitArrayConstructorVector(vp, to.ptr(), true, file(), 5);
+            let (_a, ab) = characters(&["ab"], 2, &[]);
+            _FortranAPushArrayConstructorValue(vp, ab.ptr());
+            let (_b, xyz) = characters(&["xyz"], 3, &[]);
+            _FortranAPushArrayConstructorValue(vp, xyz.ptr());
+        })
+    });
+    assert_eq!(
+        m,
+        "fatal Fortran runtime error(file.f90:5): Array constructor: mismatched character lengths (2 != 3 bytes) between values of an array constructor without type-spec"
+    );
+}
+
+#[test]
+fn copy_in_and_out_round_trip_a_discontiguous_section() {
+    on_device(|| unsafe {
+        let blocks = live_blocks();
+        let buf = Buf::of(&[1i32, 2, 3, 4, 5, 6, 7, 8, 9]);
+        let mut var = Desc::empty();
+        var.establish(buf.ptr(), 4, type_code::INT32, attribute::OTHER, &[Dim { lower_bound: 1, extent: 5, byte_stride: 8 }], None);
+        assert!(!_FortranAIsContiguous(var.ptr()));
+        let temp = Desc::empty();
+        _FortranACopyInAssign(temp.ptr(), var.ptr(), file(), 1);
+        assert!(_FortranAIsContiguous(temp.ptr()));
+        assert_eq!(temp.read::<i32>(), [1, 3, 5, 7, 9]);
+        for (i, x) in std::slice::from_raw_parts_mut(temp.base() as *mut i32, 5).iter_mut().enumerate() {
+            *x = 10 * i as i32;
+        }
+        _FortranACopyOutAssign(var.ptr(), temp.ptr(), file(), 1);
+        assert_eq!(std::slice::from_raw_parts(buf.ptr() as *const i32, 9), [0, 2, 10, 4, 20, 6, 30, 8, 40]);
+        assert_eq!(live_blocks(), blocks, "the temporary is freed");
+    });
+}
+
+#[test]
+fn associated_compares_address_shape_and_strides() {
+    on_device(|| unsafe {
+        let buf = Buf::of(&[0i32; 12]);
+        let section = |first: usize, extent: i64, stride: i64| {
+            let mut d = Desc::empty();
+            d.establish(
+                buf.ptr().add(4 * first),
+                4,
+                type_code::INT32,
+                attribute::POINTER,
+                &[Dim { lower_bound: 1, extent, byte_stride: stride }],
+                None,
+            );
+            d
+        };
+        let p = section(0, 6, 8);
+        assert!(_FortranAPointerIsAssociatedWith(p.ptr(), section(0, 6, 8).ptr()));
+        let mut other_bounds = section(0, 6, 8);
+        other_bounds.set_dim(0, Dim { lower_bound: -4, ..other_bounds.dim(0) });
+        assert!(_FortranAPointerIsAssociatedWith(p.ptr(), other_bounds.ptr()), "bounds do not matter");
+        assert!(!_FortranAPointerIsAssociatedWith(p.ptr(), section(0, 12, 4).ptr()), "another shape");
+        assert!(!_FortranAPointerIsAssociatedWith(p.ptr(), section(0, 6, 4).ptr()), "other strides");
+        assert!(!_FortranAPointerIsAssociatedWith(p.ptr(), section(1, 6, 8).ptr()), "another address");
+        assert!(!_FortranAPointerIsAssociatedWith(section(0, 0, 8).ptr(), section(0, 0, 8).ptr()), "zero-sized targets");
+        assert!(_FortranAPointerIsAssociatedWith(p.ptr(), NULL));
+        let mut none = section(0, 6, 8);
+        none.set_base(std::ptr::null_mut());
+        assert!(!_FortranAPointerIsAssociatedWith(none.ptr(), NULL));
+    });
+}
+
+#[test]
+fn initialize_finalize_and_assignment_to_temporaries() {
+    let t = bag();
+    let mut id = Comp::data(TypeCategory::Integer, 4, 0);
+    id.init = Some(7i32.to_ne_bytes().to_vec());
+    let tracked = TypeDesc::new(4, vec![id], vec![(special_binding::SCALAR_FINAL + 1, finish_by_descriptor_first as *const c_void, true)]);
+    let other = TypeDesc::new(8, vec![Comp::data(TypeCategory::Integer, 8, 0)], vec![]);
+    let (tp, kp, op) = (t.ptr() as usize, tracked.ptr() as usize, other.ptr() as usize);
+    on_device(move || unsafe {
+        let (tp, kp, op) = (tp as *const DerivedType, kp as *const DerivedType, op as *const DerivedType);
+        let blocks = live_blocks();
+        // Initialize: storage of garbage becomes two default bags.
+        let storage = Buf::of(&[0xa5a5_a5a5_a5a5_a5a5u64; 14]);
+        let mut d = Desc::empty();
+        d.establish(storage.ptr(), 56, type_code::STRUCT, attribute::OTHER, &contiguous(&[2], &[1], 56), Some(tp));
+        _FortranAInitialize(d.ptr(), file(), 1);
+        assert!(bag_values(storage.ptr()).0.is_null() && bag_values(storage.ptr().add(56)).0.is_null());
+        // AssignTemporary into the initialized storage: a deep copy.
+        let from = Desc::allocatable_derived(tp, 0);
+        _FortranAAllocatableAllocate(from.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        fill_bag(from.base(), 4, &[1.0, 2.0]);
+        let temp = Desc::allocatable_derived(tp, 0);
+        _FortranAAssignTemporary(temp.ptr(), from.ptr(), file(), 1);
+        assert_eq!(bag_values(temp.base()).1, [1.0, 2.0]);
+        assert_ne!(bag_values(temp.base()).0, bag_values(from.base()).0);
+        _FortranAAllocatableDeallocate(temp.ptr(), false, NULL, file(), 1);
+        _FortranAAllocatableDeallocate(from.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks);
+        // Finalize: the rank-1 final subroutine, storage kept.
+        let k = Desc::allocatable_derived(kp, 1);
+        _FortranAAllocatableSetBounds(k.ptr(), 0, 1, 3);
+        _FortranAAllocatableAllocate(k.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        FIRST_FINALIZED.store(0, Ordering::SeqCst);
+        _FortranAFinalize(k.ptr(), file(), 1);
+        assert_eq!(FIRST_FINALIZED.load(Ordering::SeqCst), 7 * 3, "one call with the whole array");
+        assert!(!k.base().is_null());
+        _FortranAAllocatableDeallocate(k.ptr(), false, NULL, file(), 1);
+        // AssignPolymorphic: the left-hand side takes the right's dynamic type.
+        let poly = Desc::allocatable_derived(tp, 0);
+        _FortranAAllocatableAllocate(poly.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        let value = Buf::of(&[42i64]);
+        let mut v = Desc::empty();
+        v.establish(value.ptr(), 8, type_code::STRUCT, attribute::OTHER, &[], Some(op));
+        _FortranAAssignPolymorphic(poly.ptr(), v.ptr(), file(), 1);
+        assert_eq!((poly.derived_type(), poly.header().elem_len, poly.read::<i64>()), (op, 8, vec![42]));
+        _FortranAAllocatableDeallocate(poly.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks);
+    });
+}
+
+static FIRST_FINALIZED: AtomicUsize = AtomicUsize::new(0);
+
+/// A rank-1 final subroutine taking a descriptor: adds up the ids.
+extern "C-unwind" fn finish_by_descriptor_first(d: *mut u8) {
+    unsafe {
+        let base = *(d as *const *const i32);
+        let extent = *(d.add(32) as *const i64);
+        for i in 0..extent as usize {
+            FIRST_FINALIZED.fetch_add(*base.add(i) as usize, Ordering::SeqCst);
+        }
+    }
+}
+
+/// `type inner; real(8), allocatable :: v(:); end type` (48 bytes) and
+/// `type outer; type(inner) :: pair(2); type(inner), allocatable :: list(:);
+/// end type` (96 + 64 bytes): allocatable components nested in data and in
+/// allocatable components, walked through the work list.
+#[test]
+fn nested_components_are_copied_and_freed_at_every_depth() {
+    let inner = TypeDesc::new(48, vec![Comp::allocatable(TypeCategory::Real, 8, 1, 0)], vec![]);
+    let mut pair = Comp::data(TypeCategory::Derived, 0, 0);
+    pair.derived = Some(inner.ptr());
+    pair.rank = 1;
+    pair.bounds = vec![(1, 2)];
+    let mut list = Comp::allocatable(TypeCategory::Derived, 0, 1, 96);
+    list.derived = Some(inner.ptr());
+    let outer = TypeDesc::new(160, vec![pair, list], vec![]);
+    let (ip, op) = (inner.ptr() as usize, outer.ptr() as usize);
+    on_device(move || unsafe {
+        let (ip, op) = (ip as *const DerivedType, op as *const DerivedType);
+        let blocks = live_blocks();
+        let fill = |v: *mut c_void, values: &[f64]| {
+            _FortranAAllocatableSetBounds(v, 0, 1, values.len() as i64);
+            _FortranAAllocatableAllocate(v, std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+            std::ptr::copy_nonoverlapping(values.as_ptr(), *(v as *const *mut f64), values.len());
+        };
+        let values = |v: *const u8| -> Vec<f64> {
+            let base = *(v as *const *const f64);
+            if base.is_null() { vec![] } else { std::slice::from_raw_parts(base, *(v.add(32) as *const i64) as usize).to_vec() }
+        };
+        let a = Desc::allocatable_derived(op, 0);
+        _FortranAAllocatableAllocate(a.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        fill(a.base() as *mut c_void, &[1.0]);
+        fill(a.base().add(48) as *mut c_void, &[2.0, 3.0]);
+        let list = a.base().add(96) as *mut c_void;
+        _FortranAAllocatableSetBounds(list, 0, 1, 3);
+        _FortranAAllocatableAllocate(list, std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        let items = *(list as *const *mut u8);
+        assert!(values(items).is_empty(), "the list's elements are initialized");
+        for i in 0..3 {
+            fill(items.add(48 * i) as *mut c_void, &vec![10.0 + i as f64; i + 1]);
+        }
+        assert_eq!(live_blocks(), blocks + 7);
+        let b = Desc::allocatable_derived(op, 0);
+        _FortranAAssign(b.ptr(), a.ptr(), file(), 1);
+        assert_eq!(live_blocks(), blocks + 14, "every block copied");
+        let b_items = *(b.base().add(96) as *const *const u8);
+        assert_ne!(b_items, items as *const u8);
+        assert_eq!(values(b.base()), [1.0]);
+        assert_eq!(values(b.base().add(48)), [2.0, 3.0]);
+        assert_eq!((0..3).map(|i| values(b_items.add(48 * i))).collect::<Vec<_>>(), [vec![10.0], vec![11.0, 11.0], vec![12.0; 3]]);
+        // Assigning again frees the old copies first.
+        _FortranAAssign(b.ptr(), a.ptr(), file(), 1);
+        assert_eq!(live_blocks(), blocks + 14);
+        _FortranAAllocatableDeallocate(b.ptr(), false, NULL, file(), 1);
+        _FortranAAllocatableDeallocate(a.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks, "nothing leaked at any depth");
+        let _ = ip;
+    });
+}

@@ -1,0 +1,383 @@
+//! flang-rt's character, numeric, random number, STOP and I/O entry points
+//! on the simulated device: against Fortran's definitions (character
+//! functions against a model of their text, the numeric model functions
+//! against their identities and the host's exact arithmetic), and the
+//! entry points that end the kernel against their messages.
+
+mod common;
+mod fortran_common;
+
+use common::trap_message;
+use fortran_common::*;
+use omprt_abi::fortran::*;
+use omprt_device_rtl::arch::sim;
+use omprt_device_rtl::exports::fortran::*;
+use proptest::prelude::*;
+use std::ffi::c_void;
+
+const NULL: *const c_void = std::ptr::null();
+
+/// Short strings of a small alphabet (blanks included), so that searches hit.
+fn text() -> impl Strategy<Value = Vec<u8>> {
+    proptest::collection::vec(prop_oneof![Just(b' '), Just(b'a'), Just(b'b'), Just(b'c'), Just(0xe9u8)], 0..9)
+}
+
+fn position(found: Option<usize>) -> i64 {
+    found.map_or(0, |i| i as i64 + 1)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn index_scan_verify_and_compare_agree_with_the_model(s in text(), t in text(), back in any::<bool>()) {
+        let (sp, tp) = (s.as_ptr() as *const c_void, t.as_ptr() as *const c_void);
+        let (sl, tl) = (s.len() as i64, t.len() as i64);
+        let index = if t.len() > s.len() {
+            None
+        } else {
+            let mut hits = (0..=s.len() - t.len()).filter(|&i| s[i..i + t.len()] == t[..]);
+            if back { hits.next_back() } else { hits.min() }
+        };
+        let in_t = |c: &u8| t.contains(c);
+        let scan = if back { s.iter().rposition(in_t) } else { s.iter().position(in_t) };
+        let verify = if back { s.iter().rposition(|c| !in_t(c)) } else { s.iter().position(|c| !in_t(c)) };
+        let pad = |v: &[u8], n: usize| { let mut v = v.to_vec(); v.resize(n, b' '); v };
+        let n = s.len().max(t.len());
+        let compare = pad(&s, n).cmp(&pad(&t, n)) as i32;
+        unsafe {
+            prop_assert_eq!(_FortranAIndex1(sp, sl, tp, tl, back), position(index));
+            prop_assert_eq!(_FortranAScan1(sp, sl, tp, tl, back), position(scan));
+            prop_assert_eq!(_FortranAVerify1(sp, sl, tp, tl, back), position(verify));
+            prop_assert_eq!(_FortranACharacterCompareScalar1(sp, tp, sl, tl), compare);
+        }
+    }
+
+    #[test]
+    fn trim_and_adjust_move_blanks(words in proptest::collection::vec(text(), 1..4), len in 0usize..8) {
+        let strs: Vec<String> = words.iter().map(|w| w.iter().map(|&b| b as char).collect()).collect();
+        let padded: Vec<Vec<u8>> = words.iter().map(|w| { let mut v = w.clone(); v.resize(len, b' '); v.truncate(len); v }).collect();
+        let got = on_device(move || unsafe {
+            let buf = Buf::new(padded.len() * len);
+            for (i, w) in padded.iter().enumerate() {
+                std::ptr::copy_nonoverlapping(w.as_ptr(), buf.ptr().add(i * len), len);
+            }
+            let mut d = Desc::empty();
+            d.establish(buf.ptr(), len, type_code::CHAR, attribute::OTHER, &contiguous(&[padded.len() as i64], &[1], len), None);
+            let (l, r) = (Desc::empty(), Desc::empty());
+            _FortranAAdjustl(l.ptr(), d.ptr(), file(), 1);
+            _FortranAAdjustr(r.ptr(), d.ptr(), file(), 1);
+            let mut first = Desc::empty();
+            first.establish(buf.ptr(), len, type_code::CHAR, attribute::OTHER, &[], None);
+            let t = Desc::empty();
+            _FortranATrim(t.ptr(), first.ptr(), file(), 1);
+            let out = (l.read_bytes(), r.read_bytes(), t.read_bytes()[0].clone(), padded);
+            for x in [&l, &r, &t] {
+                _FortranAAllocatableDeallocate(x.ptr(), false, NULL, file(), 1);
+            }
+            out
+        });
+        let (left, right, trimmed, padded) = got;
+        let _ = strs;
+        for (i, w) in padded.iter().enumerate() {
+            let lead = w.iter().take_while(|&&c| c == b' ').count();
+            let trail = w.iter().rev().take_while(|&&c| c == b' ').count().min(len - lead);
+            let mut l = w[lead..].to_vec();
+            l.resize(len, b' ');
+            let mut r = vec![b' '; trail];
+            r.extend_from_slice(&w[..len - trail]);
+            prop_assert_eq!(&left[i], &l);
+            prop_assert_eq!(&right[i], &r);
+        }
+        let keep = padded[0].len() - padded[0].iter().rev().take_while(|&&c| c == b' ').count();
+        prop_assert_eq!(trimmed, padded[0][..keep].to_vec());
+    }
+}
+
+#[test]
+fn index_finds_empty_substrings_at_the_ends() {
+    unsafe {
+        let (s, e) = (b"abc".as_ptr() as *const c_void, b"".as_ptr() as *const c_void);
+        assert_eq!(_FortranAIndex1(s, 3, e, 0, false), 1);
+        assert_eq!(_FortranAIndex1(s, 3, e, 0, true), 4);
+        assert_eq!(_FortranAIndex1(e, 0, e, 0, true), 1);
+        assert_eq!(_FortranACharacterCompareScalar1(s, b"abc  ".as_ptr().cast(), 3, 5), 0);
+        assert_eq!(_FortranACharacterCompareScalar1(b"ab\x01".as_ptr().cast(), s, 3, 2), -1, "below a blank");
+    }
+}
+
+/// An IEEE format: stored mantissa bits and exponent bias.
+#[derive(Clone, Copy)]
+struct Format {
+    mant: u32,
+    bias: i32,
+}
+const F64: Format = Format { mant: 52, bias: 1023 };
+const F32: Format = Format { mant: 23, bias: 127 };
+
+impl Format {
+    /// `(negative, m, k)` with `|x| = m * 2**k`, `m` the integer significand
+    /// (finite non-zero `bits`).
+    fn split(self, bits: u64) -> (bool, u64, i32) {
+        let sign = bits >> (self.mant + self.exponent_bits()) & 1 == 1;
+        let be = ((bits >> self.mant) & ((1 << self.exponent_bits()) - 1)) as i32;
+        let m = bits & ((1 << self.mant) - 1);
+        if be == 0 { (sign, m, 1 - self.bias - self.mant as i32) } else { (sign, m | 1 << self.mant, be - self.bias - self.mant as i32) }
+    }
+    fn exponent_bits(self) -> u32 {
+        if self.mant == 52 { 11 } else { 8 }
+    }
+    /// The bits of `(-1)**sign * m * 2**k`, rounded once to nearest even
+    /// (0 or infinity beyond the range).
+    fn make(self, sign: bool, m: u64, k: i32) -> u64 {
+        let sign_bit = u64::from(sign) << (self.mant + self.exponent_bits());
+        if m == 0 {
+            return sign_bit;
+        }
+        // Normalize m to mant + 1 bits, rounding when it is longer.
+        let (mut m, mut k) = (m as u128, k);
+        let len = 128 - m.leading_zeros() as i32;
+        let want = self.mant as i32 + 1;
+        let least = 1 - self.bias - self.mant as i32; // exponent of the least subnormal's unit
+        let shift = (len - want).max(least - k);
+        if shift > 0 {
+            if shift >= 127 {
+                return sign_bit;
+            }
+            let (q, r) = (m >> shift, m & ((1 << shift) - 1));
+            let half = 1u128 << (shift - 1);
+            m = q + u128::from(r > half || (r == half && q & 1 == 1));
+            k += shift;
+        } else {
+            m <<= -shift;
+            k += shift;
+        }
+        // m has at most want bits (want + 1 after a carry); k >= least.
+        if m >> want != 0 {
+            m >>= 1;
+            k += 1;
+        }
+        let biased = if m >> self.mant == 0 { 0 } else { k + self.mant as i32 + self.bias };
+        if biased >= (1 << self.exponent_bits()) - 1 {
+            return sign_bit | (((1u64 << self.exponent_bits()) - 1) << self.mant);
+        }
+        sign_bit | (biased as u64) << self.mant | (m as u64 & ((1 << self.mant) - 1))
+    }
+    /// FRACTION and EXPONENT: `(bits of the fraction, e)`.
+    fn frexp(self, bits: u64) -> (u64, i32) {
+        let (sign, m, k) = self.split(bits);
+        let len = 64 - m.leading_zeros() as i32;
+        (self.make(sign, m, -len), k + len)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// FRACTION, EXPONENT, SET_EXPONENT, SCALE, SPACING and RRSPACING on
+    /// finite non-zero REAL(8) and REAL(4) values, subnormals included,
+    /// against a model on the bits: exact results, and one rounding to
+    /// nearest even where a result leaves the range.
+    #[test]
+    fn the_numeric_model_functions_agree_with_the_model(bits in any::<u64>(), p in -1200i64..1200) {
+        for (f, bits) in [(F64, bits), (F32, bits & 0xffff_ffff)] {
+            let finite_nonzero = if f.mant == 52 { let x = f64::from_bits(bits); x.is_finite() && x != 0.0 } else { let x = f32::from_bits(bits as u32); x.is_finite() && x != 0.0 };
+            if !finite_nonzero {
+                continue;
+            }
+            let (frac, e) = f.frexp(bits);
+            let (sign, m, k) = f.split(bits);
+            let digits = f.mant as i32 + 1;
+            let spacing = { let s = f.make(false, 1, e - digits); if s == 0 { f.make(false, 1, 1 - f.bias) } else { s } };
+            let (fs, fm, fk) = f.split(frac);
+            let rrspacing = f.make(false, fm, fk + digits);
+            let q = (p % 70) as i32;
+            let set_exponent = f.make(fs, fm, fk + q);
+            let scale = f.make(sign, m, (k as i64 + p).clamp(-5000, 5000) as i32);
+            let got: [u64; 7] = if f.mant == 52 {
+                let x = f64::from_bits(bits);
+                [
+                    _FortranAFraction8(x).to_bits(), _FortranAExponent8_4(x) as u64, _FortranAExponent8_8(x) as u64,
+                    _FortranASpacing8(x).to_bits(), _FortranARRSpacing8(x).to_bits(), _FortranASetExponent8(x, q.into()).to_bits(),
+                    _FortranAScale8(x, p).to_bits(),
+                ]
+            } else {
+                let x = f32::from_bits(bits as u32);
+                [
+                    _FortranAFraction4(x).to_bits().into(), _FortranAExponent4_4(x) as u64, _FortranAExponent4_8(x) as u64,
+                    _FortranASpacing4(x).to_bits().into(), _FortranARRSpacing4(x).to_bits().into(), _FortranASetExponent4(x, q.into()).to_bits().into(),
+                    _FortranAScale4(x, p).to_bits().into(),
+                ]
+            };
+            prop_assert_eq!(got, [frac, e as u64, i64::from(e) as u64, spacing, rrspacing, set_exponent, scale], "bits {:#x}, p {}", bits, p);
+        }
+    }
+
+    /// Real MOD and MODULO: integer-valued operands as flang-rt computes
+    /// them (through 64-bit integers, a zero result signed as A for MOD and
+    /// as P for MODULO, as flang 22's host runtime gives: MOD(0.0, 3.0) is
+    /// -0.0); others against the host's exact `fmod` (Rust's `%`).
+    #[test]
+    fn real_mod_and_modulo_agree_with_flang_rt(a_bits in any::<u64>(), p_bits in any::<u64>(), small in any::<bool>(), ai in -50i64..50, pi in prop_oneof![-9i64..0, 1i64..10]) {
+        let (a, p) = if small { (ai as f64 / if pi % 3 == 0 { 1.0 } else { 2.0 }, pi as f64) } else { (f64::from_bits(a_bits), f64::from_bits(p_bits)) };
+        prop_assume!(a.is_finite() && p.is_finite() && p != 0.0);
+        let model = |a: f64, p: f64, modulo: bool| -> f64 {
+            let limit = i64::MAX as f64;
+            if a.abs() <= limit && p.abs() <= limit && (a as i64) as f64 == a && (p as i64) as f64 == p {
+                let (ai, pi) = (a as i64, p as i64);
+                let mut m = ai - (ai / pi) * pi;
+                if m == 0 {
+                    return if (if modulo { pi } else { ai }) > 0 { 0.0 } else { -0.0 };
+                }
+                if modulo && (ai > 0) != (pi > 0) {
+                    m += pi;
+                }
+                return m as f64;
+            }
+            let r = a % p;
+            if modulo && (a < 0.0) != (p < 0.0) { if r == 0.0 { -r } else { r + p } } else { r }
+        };
+        prop_assert_eq!(unsafe { _FortranAModReal8(a, p, file(), 1) }.to_bits(), model(a, p, false).to_bits(), "MOD({}, {})", a, p);
+        prop_assert_eq!(unsafe { _FortranAModuloReal8(a, p, file(), 1) }.to_bits(), model(a, p, true).to_bits(), "MODULO({}, {})", a, p);
+        let (a4, p4) = (a as f32, p as f32);
+        if a4.is_finite() && p4.is_finite() && p4 != 0.0 {
+            prop_assert_eq!(unsafe { _FortranAModReal4(a4, p4, file(), 1) }.to_bits(), (model(a4.into(), p4.into(), false) as f32).to_bits());
+            prop_assert_eq!(unsafe { _FortranAModuloReal4(a4, p4, file(), 1) }.to_bits(), (model(a4.into(), p4.into(), true) as f32).to_bits());
+        }
+    }
+}
+
+#[test]
+fn the_numeric_functions_at_zero_infinity_and_nan() {
+    unsafe {
+        assert_eq!(_FortranAExponent8_4(0.0), 0);
+        assert_eq!(_FortranAExponent8_4(f64::INFINITY), i32::MAX);
+        assert_eq!(_FortranAExponent8_8(f64::NAN), i64::MAX);
+        assert_eq!(_FortranAFraction8(-0.0).to_bits(), (-0.0f64).to_bits());
+        assert!(_FortranAFraction8(f64::INFINITY).is_nan());
+        assert_eq!(_FortranASpacing8(0.0), f64::MIN_POSITIVE);
+        assert!(_FortranASpacing4(f32::NEG_INFINITY).is_nan());
+        assert_eq!(_FortranARRSpacing8(0.0), 0.0);
+        assert_eq!(_FortranASetExponent8(-0.0, 5).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(_FortranAScale8(1.5, 2000), f64::INFINITY);
+        assert_eq!(_FortranAScale8(1.5, i64::MIN), 0.0);
+        assert_eq!(_FortranAScale8(1.0, -1074), f64::from_bits(1), "the least subnormal");
+        assert_eq!(_FortranAScale8(1.5, -1074), f64::from_bits(2), "rounded to even once");
+        // The corpus's values.
+        assert_eq!(_FortranAFraction8(6.75), 0.84375);
+        assert_eq!(_FortranARRSpacing8(6.75), 7.599824371187712e15);
+        assert!(_FortranAModReal8(f64::INFINITY, 2.0, file(), 1).is_nan());
+        assert!(_FortranAModuloReal8(1.0, f64::INFINITY, file(), 1).is_nan());
+        assert_eq!(_FortranAModReal8(1.0, f64::INFINITY, file(), 1), 1.0);
+        assert_eq!(_FortranAModuloReal4(-6.75, 1.25, file(), 1), 0.75);
+        assert_eq!(_FortranAModuloReal4(6.0, -3.0, file(), 1).to_bits(), (-0.0f32).to_bits());
+    }
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            _FortranAModReal8(1.0, 0.0, file(), 12);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:12): MOD with P==0");
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            _FortranAModuloReal4(1.0, 0.0, NULL, 0);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error: MODULO with P==0");
+}
+
+#[test]
+fn ieee_flags_map_to_themselves_and_raise_nothing() {
+    for flags in 0..64 {
+        assert_eq!(_FortranAMapException(flags), flags);
+        _FortranAferaiseexcept(flags);
+    }
+    let m = trap_message(|| {
+        on_device(|| {
+            _FortranAMapException(64);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error: Invalid excepts value: 64");
+}
+
+#[test]
+fn random_numbers_fill_any_shape_in_the_unit_interval() {
+    let (doubles, singles, more) = on_device(|| unsafe {
+        let (_a, x) = array(&[-1.0f64; 1000], &[10, 100]);
+        _FortranARandomNumber(x.ptr(), file(), 1);
+        let buf = Buf::of(&[-1.0f32; 12]);
+        let mut s = Desc::empty();
+        s.establish(buf.ptr(), 4, type_code::FLOAT, attribute::OTHER, &[Dim { lower_bound: 0, extent: 6, byte_stride: -8 }], None);
+        s.set_base(buf.ptr().add(40));
+        _FortranARandomNumber(s.ptr(), file(), 1);
+        let untouched: Vec<f32> = (0..6).map(|i| *(buf.ptr() as *const f32).add(2 * i + 1)).collect();
+        assert_eq!(untouched, [-1.0; 6], "only the section's elements");
+        let (_c, y) = array(&[-1.0f64; 1000], &[1000]);
+        _FortranARandomNumber(y.ptr(), file(), 1);
+        (x.read::<f64>(), s.read::<f32>(), y.read::<f64>())
+    });
+    assert!(doubles.iter().all(|v| (0.0..1.0).contains(v)));
+    assert!(singles.iter().all(|v| (0.0..1.0).contains(v)));
+    let mean = doubles.iter().sum::<f64>() / 1000.0;
+    assert!((mean - 0.5).abs() < 0.05, "{mean}");
+    assert!(doubles.iter().zip(&more).all(|(a, b)| a != b), "later calls continue the sequence");
+    let distinct: std::collections::BTreeSet<u64> = doubles.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(distinct.len(), 1000);
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, x) = array(&[0i32; 2], &[2]);
+            _FortranARandomNumber(x.ptr(), file(), 3);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:3): RANDOM_NUMBER: HARVEST of type code 9 (only REAL(4) and REAL(8) on the device)");
+}
+
+/// What a kernel printed before it trapped in `f`, and the trap's message.
+fn stopped(f: impl FnOnce() + Send) -> (String, String) {
+    let _ = sim::take_device_output();
+    let m = trap_message(std::panic::AssertUnwindSafe(|| on_device(f)));
+    (sim::take_device_output(), m)
+}
+
+#[test]
+fn stop_and_error_stop_print_their_code_and_end_the_kernel() {
+    assert_eq!(stopped(|| _FortranAStopStatement(3, false, false)).0, "Fortran STOP: code 3\n");
+    assert_eq!(stopped(|| _FortranAStopStatement(0, false, false)).0, "Fortran STOP\n");
+    assert_eq!(stopped(|| _FortranAStopStatement(7, true, false)).0, "Fortran ERROR STOP: code 7\n");
+    assert_eq!(stopped(|| _FortranAStopStatement(7, true, true)).0, "", "QUIET=.TRUE.");
+    let text = b"bad value, and more";
+    let t = text.as_ptr() as usize;
+    assert_eq!(stopped(move || unsafe { _FortranAStopStatementText(t as *const c_void, 9, true, false) }).0, "Fortran ERROR STOP: bad value\n");
+    assert_eq!(stopped(move || unsafe { _FortranAStopStatementText(t as *const c_void, 3, false, false) }).0, "Fortran STOP: bad\n");
+    let msg = c"NEAREST: S is zero".as_ptr() as usize;
+    let (out, trap) = stopped(move || unsafe { _FortranAReportFatalUserError(msg as *const c_void, file(), 30) });
+    assert_eq!(out, "fatal Fortran runtime error(file.f90:30): NEAREST: S is zero\n");
+    assert_eq!(trap, "fatal Fortran runtime error(file.f90:30): NEAREST: S is zero");
+}
+
+#[test]
+fn io_statements_trap_naming_the_entry_point() {
+    let why = "not supported on the device: PRINT/WRITE in a target region (no device I/O)";
+    let cases: [(&str, fn()); 5] = [
+        ("_FortranAioBeginExternalListOutput", || unsafe {
+            _FortranAioBeginExternalListOutput(6, file(), 1);
+        }),
+        ("_FortranAioOutputAscii", || unsafe {
+            _FortranAioOutputAscii(std::ptr::null_mut(), b"x".as_ptr().cast(), 1);
+        }),
+        ("_FortranAioOutputInteger32", || unsafe {
+            _FortranAioOutputInteger32(std::ptr::null_mut(), 1);
+        }),
+        ("_FortranAioOutputReal64", || unsafe {
+            _FortranAioOutputReal64(std::ptr::null_mut(), 1.0);
+        }),
+        ("_FortranAioEndIoStatement", || unsafe {
+            _FortranAioEndIoStatement(std::ptr::null_mut());
+        }),
+    ];
+    for (name, f) in cases {
+        let (out, trap) = stopped(f);
+        assert_eq!(trap, format!("omprt: {name}: {why}"));
+        assert_eq!(out, format!("omprt: {name}: {why}\n"));
+    }
+}

@@ -1,0 +1,662 @@
+//! flang-rt's reductions and array transformations on the simulated device,
+//! against a model of what Fortran defines: over arrays of any rank,
+//! strides and lower bounds, with `DIM=`, `MASK=` and `BACK=`.
+
+mod common;
+mod fortran_common;
+
+use common::trap_message;
+use fortran_common::*;
+use omprt_abi::fortran::*;
+use omprt_device_rtl::exports::fortran::*;
+use proptest::prelude::*;
+use std::ffi::c_void;
+
+const NULL: *const c_void = std::ptr::null();
+
+/// The zero-based subscripts of element `n` (array element order) of an
+/// array of `extents`.
+fn subscripts(n: usize, extents: &[i64]) -> Vec<i64> {
+    let mut rest = n as i64;
+    extents
+        .iter()
+        .map(|&e| {
+            let s = rest % e;
+            rest /= e;
+            s
+        })
+        .collect()
+}
+
+/// The lanes of a reduction along `dim0`: for each result element (array
+/// element order of the other dimensions), the element numbers along it.
+fn lanes(extents: &[i64], dim0: usize) -> Vec<Vec<usize>> {
+    let count: i64 = extents.iter().product();
+    let others: Vec<i64> = extents.iter().enumerate().filter(|(j, _)| *j != dim0).map(|(_, &e)| e).collect();
+    let results: i64 = others.iter().product();
+    let mut out = vec![Vec::new(); results as usize];
+    for n in 0..count as usize {
+        let s = subscripts(n, extents);
+        let mut r = 0i64;
+        let mut stride = 1;
+        for (j, &sj) in s.iter().enumerate() {
+            if j != dim0 {
+                r += sj * stride;
+                stride *= extents[j];
+            }
+        }
+        out[r as usize].push(n);
+    }
+    out
+}
+
+/// A case: a section of values and a mask of its shape.
+#[derive(Clone, Debug)]
+struct Case {
+    section: Section,
+    values: Vec<i32>,
+    mask: Vec<bool>,
+    mask_kind: usize,
+    /// 0: no mask, 1: array mask, 2: scalar mask `.true.`, 3: scalar `.false.`
+    mask_form: u8,
+}
+
+fn case(ranks: std::ops::Range<usize>) -> impl Strategy<Value = Case> {
+    ranks.prop_flat_map(|r| proptest::collection::vec(0i64..4, r)).prop_flat_map(|extents| {
+        let n: i64 = extents.iter().product();
+        (
+            section_of(extents),
+            proptest::collection::vec(-6i32..7, 64),
+            proptest::collection::vec(any::<bool>(), n as usize),
+            prop_oneof![Just(1usize), Just(4)],
+            0u8..4,
+        )
+            .prop_map(|(section, values, mask, mask_kind, mask_form)| Case { section, values, mask, mask_kind, mask_form })
+    })
+}
+
+impl Case {
+    /// The section's values in array element order, and whether each is selected.
+    fn model(&self) -> (Vec<i32>, Vec<bool>) {
+        let parent = self.parent_values();
+        let buf = Buf::of(&parent);
+        let d = self.section.describe(buf.ptr(), 4, type_code::INT32);
+        let values = d.read::<i32>();
+        let selected = match self.mask_form {
+            1 => self.mask.clone(),
+            3 => vec![false; values.len()],
+            _ => vec![true; values.len()],
+        };
+        (values, selected)
+    }
+    fn parent_values(&self) -> Vec<i32> {
+        (0..self.section.parent_len()).map(|i| self.values[i % self.values.len()]).collect()
+    }
+    /// The array (its storage and descriptor) and the mask argument.
+    fn build(&self) -> (Buf, Desc, Option<(Buf, Desc)>) {
+        let buf = Buf::of(&self.parent_values());
+        let d = self.section.describe(buf.ptr(), 4, type_code::INT32);
+        let mask = match self.mask_form {
+            1 => Some(logicals(&self.mask, &self.section.extents(), self.mask_kind)),
+            2 => Some(logicals(&[true], &[], self.mask_kind)),
+            3 => Some(logicals(&[false], &[], self.mask_kind)),
+            _ => None,
+        };
+        (buf, d, mask)
+    }
+}
+
+fn mask_ptr(m: &Option<(Buf, Desc)>) -> *const c_void {
+    m.as_ref().map_or(NULL, |(_, d)| d.ptr())
+}
+
+/// `MAXLOC`/`MINLOC`'s choice: the first (last with `back`) extremum.
+fn model_location(values: &[i32], selected: &[bool], max: bool, back: bool) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (n, (&v, &s)) in values.iter().zip(selected).enumerate() {
+        if !s {
+            continue;
+        }
+        best = match best {
+            None => Some(n),
+            Some(b) if v == values[b] => Some(if back { n } else { b }),
+            Some(b) if (v > values[b]) == max => Some(n),
+            keep => keep,
+        };
+    }
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The total reductions of an INTEGER(4) section of rank 1-3, with no
+    /// mask, an array mask or a scalar one.
+    #[test]
+    fn total_reductions_agree_with_the_model(c in case(1..4), back in any::<bool>()) {
+        let (values, selected) = c.model();
+        let picked: Vec<i32> = values.iter().zip(&selected).filter(|(_, s)| **s).map(|(v, _)| *v).collect();
+        let extents = c.section.extents();
+        let lower: Vec<i64> = c.section.dims.iter().map(|d| d.3).collect();
+        let got = on_device(move || unsafe {
+            let (_b, x, mask) = c.build();
+            let m = mask_ptr(&mask);
+            let maxloc = Desc::empty();
+            _FortranAMaxlocInteger4(maxloc.ptr(), x.ptr(), 8, file(), 1, m, back);
+            let minloc = Desc::empty();
+            _FortranAMinlocInteger4(minloc.ptr(), x.ptr(), 4, file(), 1, m, back);
+            let (_t, target) = scalar(2i32);
+            let findloc = Desc::empty();
+            _FortranAFindloc(findloc.ptr(), x.ptr(), target.ptr(), 4, file(), 1, m, back);
+            let r = (
+                _FortranASumInteger4(x.ptr(), file(), 1, 0, m),
+                _FortranAProductInteger4(x.ptr(), file(), 1, 0, m),
+                _FortranAMaxvalInteger4(x.ptr(), file(), 1, 0, m),
+                _FortranAMinvalInteger4(x.ptr(), file(), 1, 0, m),
+                (_FortranAIAll4(x.ptr(), file(), 1, 0, m), _FortranAIAny4(x.ptr(), file(), 1, 0, m), _FortranAIParity4(x.ptr(), file(), 1, 0, m)),
+                (maxloc.read::<i64>(), minloc.read::<i32>().iter().map(|&v| v as i64).collect::<Vec<_>>(), findloc.read::<i32>().iter().map(|&v| v as i64).collect::<Vec<_>>()),
+                (maxloc.lower_bounds(), maxloc.extents()),
+            );
+            for d in [&maxloc, &minloc, &findloc] {
+                _FortranAAllocatableDeallocate(d.ptr(), false, NULL, file(), 1);
+            }
+            r
+        });
+        let position = |n: Option<usize>| match n {
+            Some(n) => subscripts(n, &extents).iter().map(|s| s + 1).collect::<Vec<i64>>(),
+            None => vec![0; extents.len()],
+        };
+        let find = if back { picked_rev_find(&values, &selected, 2) } else { values.iter().zip(&selected).position(|(&v, &s)| s && v == 2) };
+        prop_assert_eq!(got.0, picked.iter().fold(0i32, |a, &v| a.wrapping_add(v)));
+        prop_assert_eq!(got.1, picked.iter().fold(1i32, |a, &v| a.wrapping_mul(v)));
+        prop_assert_eq!(got.2, picked.iter().copied().max().unwrap_or(i32::MIN));
+        prop_assert_eq!(got.3, picked.iter().copied().min().unwrap_or(i32::MAX));
+        prop_assert_eq!(got.4, (picked.iter().fold(-1, |a, &v| a & v), picked.iter().fold(0, |a, &v| a | v), picked.iter().fold(0, |a, &v| a ^ v)));
+        prop_assert_eq!(&got.5.0, &position(model_location(&values, &selected, true, back)));
+        prop_assert_eq!(&got.5.1, &position(model_location(&values, &selected, false, back)));
+        prop_assert_eq!(&got.5.2, &position(find));
+        prop_assert_eq!(got.6, (vec![1], vec![extents.len() as i64]));
+        let _ = lower;
+    }
+
+    /// The reductions with `DIM=` of sections of rank 1-3 (rank 1 gives a
+    /// scalar), with masks.
+    #[test]
+    fn dim_reductions_agree_with_the_model(c in case(1..4), dim_pick in 0usize..3, back in any::<bool>()) {
+        let extents = c.section.extents();
+        let dim0 = dim_pick % extents.len();
+        let (values, selected) = c.model();
+        let lanes = lanes(&extents, dim0);
+        let bools: Vec<bool> = values.iter().map(|&v| v > 0).collect();
+        let positives = bools.clone();
+        let got = on_device(move || unsafe {
+            let (_b, x, mask) = c.build();
+            let m = mask_ptr(&mask);
+            let dim = dim0 as i32 + 1;
+            let out: Vec<Desc> = (0..7).map(|_| Desc::empty()).collect();
+            _FortranASumDim(out[0].ptr(), x.ptr(), dim, file(), 1, m);
+            _FortranAMaxvalDim(out[1].ptr(), x.ptr(), dim, file(), 1, m);
+            _FortranAMinlocDim(out[2].ptr(), x.ptr(), 4, dim, file(), 1, m, back);
+            let (_t, target) = scalar(2i64);
+            _FortranAFindlocDim(out[3].ptr(), x.ptr(), target.ptr(), 8, dim, file(), 1, m, back);
+            let (_l, positive) = logicals(&positives, &x.extents(), 4);
+            _FortranACountDim(out[4].ptr(), positive.ptr(), dim, 2, file(), 1);
+            _FortranAAnyDim(out[5].ptr(), positive.ptr(), dim, file(), 1);
+            _FortranAAllDim(out[6].ptr(), positive.ptr(), dim, file(), 1);
+            let r = (
+                out[0].read::<i32>(),
+                out[1].read::<i32>(),
+                out[2].read::<i32>(),
+                out[3].read::<i64>(),
+                out[4].read::<i16>(),
+                out[5].read::<i32>(),
+                out[6].read::<i32>(),
+                out[0].extents(),
+            );
+            for d in &out {
+                _FortranAAllocatableDeallocate(d.ptr(), false, NULL, file(), 1);
+            }
+            r
+        });
+        let lane = |l: &Vec<usize>| -> Vec<(usize, i32)> { l.iter().enumerate().filter(|(_, n)| selected[**n]).map(|(k, n)| (k, values[*n])).collect() };
+        let want_sum: Vec<i32> = lanes.iter().map(|l| lane(l).iter().fold(0i32, |a, (_, v)| a.wrapping_add(*v))).collect();
+        let want_max: Vec<i32> = lanes.iter().map(|l| lane(l).iter().map(|(_, v)| *v).max().unwrap_or(i32::MIN)).collect();
+        let want_minloc: Vec<i32> = lanes.iter().map(|l| {
+            let vals: Vec<i32> = l.iter().map(|n| values[*n]).collect();
+            let sel: Vec<bool> = l.iter().map(|n| selected[*n]).collect();
+            model_location(&vals, &sel, false, back).map_or(0, |k| k as i32 + 1)
+        }).collect();
+        let want_find: Vec<i64> = lanes.iter().map(|l| {
+            let hits: Vec<usize> = lane(l).iter().filter(|(_, v)| *v == 2).map(|(k, _)| *k).collect();
+            (if back { hits.last() } else { hits.first() }).map_or(0, |k| *k as i64 + 1)
+        }).collect();
+        let want_count: Vec<i16> = lanes.iter().map(|l| l.iter().filter(|n| bools[**n]).count() as i16).collect();
+        let want_any: Vec<i32> = lanes.iter().map(|l| i32::from(l.iter().any(|n| bools[*n]))).collect();
+        let want_all: Vec<i32> = lanes.iter().map(|l| i32::from(l.iter().all(|n| bools[*n]))).collect();
+        let result_extents: Vec<i64> = extents.iter().enumerate().filter(|(j, _)| *j != dim0).map(|(_, e)| *e).collect();
+        prop_assert_eq!(got.0, want_sum);
+        prop_assert_eq!(got.1, want_max);
+        prop_assert_eq!(got.2, want_minloc);
+        prop_assert_eq!(got.3, want_find);
+        prop_assert_eq!(got.4, want_count);
+        prop_assert_eq!(got.5, want_any);
+        prop_assert_eq!(got.6, want_all);
+        prop_assert_eq!(got.7, result_extents);
+    }
+}
+
+fn picked_rev_find(values: &[i32], selected: &[bool], want: i32) -> Option<usize> {
+    (0..values.len()).rev().find(|&n| selected[n] && values[n] == want)
+}
+
+#[test]
+fn every_kind_of_the_total_reductions_reduces_its_own_type() {
+    on_device(|| unsafe {
+        macro_rules! ints {
+            ($t:ty, $sum:ident, $prod:ident, $max:ident, $min:ident, $iall:ident, $iany:ident, $ipar:ident, $maxloc:ident, $minloc:ident, $dot:ident) => {{
+                let (_b, x) = array(&[3 as $t, -2, 5, 4], &[2, 2]);
+                assert_eq!($sum(x.ptr(), file(), 1, 0, NULL), 10 as $t);
+                assert_eq!($prod(x.ptr(), file(), 1, 0, NULL), -120 as $t);
+                assert_eq!($max(x.ptr(), file(), 1, 0, NULL), 5 as $t);
+                assert_eq!($min(x.ptr(), file(), 1, 0, NULL), -2 as $t);
+                assert_eq!($iall(x.ptr(), file(), 1, 0, NULL), (3 & -2 & 5 & 4) as $t);
+                assert_eq!($iany(x.ptr(), file(), 1, 0, NULL), (3 | -2 | 5 | 4) as $t);
+                assert_eq!($ipar(x.ptr(), file(), 1, 0, NULL), (3 ^ -2 ^ 5 ^ 4) as $t);
+                let loc = Desc::empty();
+                $maxloc(loc.ptr(), x.ptr(), 4, file(), 1, NULL, false);
+                assert_eq!(loc.read::<i32>(), [1, 2]);
+                _FortranAAllocatableDeallocate(loc.ptr(), false, NULL, file(), 1);
+                $minloc(loc.ptr(), x.ptr(), 1, file(), 1, NULL, false);
+                assert_eq!(loc.read::<i8>(), [2, 1]);
+                _FortranAAllocatableDeallocate(loc.ptr(), false, NULL, file(), 1);
+                let (_c, v) = array(&[1 as $t, 2, 3], &[3]);
+                assert_eq!($dot(v.ptr(), v.ptr(), file(), 1), 14 as $t);
+            }};
+        }
+        ints!(
+            i8,
+            _FortranASumInteger1,
+            _FortranAProductInteger1,
+            _FortranAMaxvalInteger1,
+            _FortranAMinvalInteger1,
+            _FortranAIAll1,
+            _FortranAIAny1,
+            _FortranAIParity1,
+            _FortranAMaxlocInteger1,
+            _FortranAMinlocInteger1,
+            _FortranADotProductInteger1
+        );
+        ints!(
+            i16,
+            _FortranASumInteger2,
+            _FortranAProductInteger2,
+            _FortranAMaxvalInteger2,
+            _FortranAMinvalInteger2,
+            _FortranAIAll2,
+            _FortranAIAny2,
+            _FortranAIParity2,
+            _FortranAMaxlocInteger2,
+            _FortranAMinlocInteger2,
+            _FortranADotProductInteger2
+        );
+        ints!(
+            i32,
+            _FortranASumInteger4,
+            _FortranAProductInteger4,
+            _FortranAMaxvalInteger4,
+            _FortranAMinvalInteger4,
+            _FortranAIAll4,
+            _FortranAIAny4,
+            _FortranAIParity4,
+            _FortranAMaxlocInteger4,
+            _FortranAMinlocInteger4,
+            _FortranADotProductInteger4
+        );
+        ints!(
+            i64,
+            _FortranASumInteger8,
+            _FortranAProductInteger8,
+            _FortranAMaxvalInteger8,
+            _FortranAMinvalInteger8,
+            _FortranAIAll8,
+            _FortranAIAny8,
+            _FortranAIParity8,
+            _FortranAMaxlocInteger8,
+            _FortranAMinlocInteger8,
+            _FortranADotProductInteger8
+        );
+        // Integer sums and products wrap in the kind.
+        let (_b, big) = array(&[100i8, 100, 100], &[3]);
+        assert_eq!(_FortranASumInteger1(big.ptr(), file(), 1, 0, NULL), 44);
+        macro_rules! reals {
+            ($t:ty, $sum:ident, $prod:ident, $max:ident, $min:ident, $maxloc:ident, $minloc:ident, $dot:ident, $norm2:ident) => {{
+                let (_b, x) = array(&[1.5 as $t, -2.0, 4.0, 0.5], &[4]);
+                assert_eq!($sum(x.ptr(), file(), 1, 0, NULL), 4.0);
+                assert_eq!($prod(x.ptr(), file(), 1, 0, NULL), -6.0);
+                assert_eq!($max(x.ptr(), file(), 1, 1, NULL), 4.0);
+                assert_eq!($min(x.ptr(), file(), 1, 0, NULL), -2.0);
+                let loc = Desc::empty();
+                $maxloc(loc.ptr(), x.ptr(), 8, file(), 1, NULL, false);
+                assert_eq!(loc.read::<i64>(), [3]);
+                _FortranAAllocatableDeallocate(loc.ptr(), false, NULL, file(), 1);
+                $minloc(loc.ptr(), x.ptr(), 2, file(), 1, NULL, true);
+                assert_eq!(loc.read::<i16>(), [2]);
+                _FortranAAllocatableDeallocate(loc.ptr(), false, NULL, file(), 1);
+                assert_eq!($dot(x.ptr(), x.ptr(), file(), 1), 22.5);
+                let (_c, v) = array(&[3.0 as $t, -4.0], &[2]);
+                assert_eq!($norm2(v.ptr(), file(), 1, 0), 5.0);
+            }};
+        }
+        reals!(
+            f32,
+            _FortranASumReal4,
+            _FortranAProductReal4,
+            _FortranAMaxvalReal4,
+            _FortranAMinvalReal4,
+            _FortranAMaxlocReal4,
+            _FortranAMinlocReal4,
+            _FortranADotProductReal4,
+            _FortranANorm2_4
+        );
+        reals!(
+            f64,
+            _FortranASumReal8,
+            _FortranAProductReal8,
+            _FortranAMaxvalReal8,
+            _FortranAMinvalReal8,
+            _FortranAMaxlocReal8,
+            _FortranAMinlocReal8,
+            _FortranADotProductReal8,
+            _FortranANorm2_8
+        );
+    });
+}
+
+#[test]
+fn real_sums_are_compensated_and_nans_lose_to_numbers() {
+    on_device(|| unsafe {
+        // 1 + ten times 1e-16: an uncompensated sum stays at 1.
+        let mut v = vec![1.0f64];
+        v.extend([1e-16; 10]);
+        let (_a, x) = array(&v, &[11]);
+        let s = _FortranASumReal8(x.ptr(), file(), 1, 0, NULL);
+        assert!(s > 1.0 && (s - (1.0 + 1e-15)).abs() < 2e-16, "{s}");
+        let (_b, x) = array(&[f64::NAN, 2.0, f64::NAN, 5.0, 1.0], &[5]);
+        assert_eq!(_FortranAMaxvalReal8(x.ptr(), file(), 1, 0, NULL), 5.0);
+        assert_eq!(_FortranAMinvalReal8(x.ptr(), file(), 1, 0, NULL), 1.0);
+        let loc = Desc::empty();
+        _FortranAMaxlocReal8(loc.ptr(), x.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(loc.read::<i32>(), [4]);
+        _FortranAAllocatableDeallocate(loc.ptr(), false, NULL, file(), 1);
+        let (_c, all_nan) = array(&[f64::NAN; 3], &[3]);
+        assert!(_FortranAMaxvalReal8(all_nan.ptr(), file(), 1, 0, NULL).is_nan());
+        _FortranAMaxlocReal8(loc.ptr(), all_nan.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(loc.read::<i32>(), [1]);
+        _FortranAAllocatableDeallocate(loc.ptr(), false, NULL, file(), 1);
+        // Empty arrays: -HUGE/HUGE, zero locations, the identities.
+        let (_d, empty) = array::<f64>(&[], &[0]);
+        assert_eq!(_FortranAMaxvalReal8(empty.ptr(), file(), 1, 0, NULL), f64::MIN);
+        assert_eq!(_FortranAMinvalReal8(empty.ptr(), file(), 1, 0, NULL), f64::MAX);
+        assert_eq!(_FortranAProductReal8(empty.ptr(), file(), 1, 0, NULL), 1.0);
+        _FortranAMaxlocReal8(loc.ptr(), empty.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(loc.read::<i32>(), [0]);
+        _FortranAAllocatableDeallocate(loc.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn logical_reductions_read_every_kind() {
+    on_device(|| unsafe {
+        for kind in [1usize, 2, 4, 8] {
+            let (_a, m) = logicals(&[true, false, true, true], &[2, 2], kind);
+            assert_eq!(_FortranACount(m.ptr(), file(), 1, 0), 3);
+            assert!(_FortranAAny(m.ptr(), file(), 1, 0));
+            assert!(!_FortranAAll(m.ptr(), file(), 1, 0));
+            let (_b, t) = logicals(&[true, true], &[2], kind);
+            assert!(_FortranAAll(t.ptr(), file(), 1, 0));
+        }
+        let (_a, x) = logicals(&[false, true, true], &[3], 4);
+        let (_b, y) = logicals(&[false, false, true], &[3], 1);
+        assert!(_FortranADotProductLogical(x.ptr(), y.ptr(), file(), 1));
+        let (_c, z) = logicals(&[true, false, false], &[3], 1);
+        assert!(!_FortranADotProductLogical(x.ptr(), z.ptr(), file(), 1));
+        let (_d, empty) = logicals(&[], &[0], 4);
+        assert!(_FortranAAll(empty.ptr(), file(), 1, 0) && !_FortranAAny(empty.ptr(), file(), 1, 0));
+    });
+}
+
+#[test]
+fn the_other_dim_reductions_fill_their_results() {
+    on_device(|| unsafe {
+        // [[1, 2, 3], [4, 5, 6]] with rows along dimension 1.
+        let (_a, x) = array(&[1.0f64, 4.0, 2.0, 5.0, 3.0, 6.0], &[2, 3]);
+        let r = Desc::empty();
+        _FortranAProductDim(r.ptr(), x.ptr(), 2, file(), 1, NULL);
+        assert_eq!(r.read::<f64>(), [6.0, 120.0]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMinvalDim(r.ptr(), x.ptr(), 1, file(), 1, NULL);
+        assert_eq!(r.read::<f64>(), [1.0, 2.0, 3.0]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranANorm2Dim(r.ptr(), x.ptr(), 1, file(), 1);
+        // NORM2 scales by the largest magnitude (as flang-rt): within an ulp.
+        for (got, want) in r.read::<f64>().into_iter().zip([17f64.sqrt(), 29f64.sqrt(), 45f64.sqrt()]) {
+            assert!((got - want).abs() <= want * f64::EPSILON, "{got} vs {want}");
+        }
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_b, i) = array(&[6i32, 3, 5, 9], &[2, 2]);
+        _FortranAIAllDim(r.ptr(), i.ptr(), 1, file(), 1, NULL);
+        assert_eq!(r.read::<i32>(), [6 & 3, 5 & 9]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAIAnyDim(r.ptr(), i.ptr(), 2, file(), 1, NULL);
+        assert_eq!(r.read::<i32>(), [6 | 5, 3 | 9]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAIParityDim(r.ptr(), i.ptr(), 2, file(), 1, NULL);
+        assert_eq!(r.read::<i32>(), [6 ^ 5, 3 ^ 9]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMaxlocDim(r.ptr(), i.ptr(), 4, 1, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [1, 2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // A rank-1 MAXVAL with DIM= gives an allocated scalar.
+        let (_c, v) = array(&[3i64, 8, 1], &[3]);
+        _FortranAMaxvalDim(r.ptr(), v.ptr(), 1, file(), 1, NULL);
+        assert_eq!((r.header().rank, r.read::<i64>()), (0, vec![8]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn character_extrema_compare_blank_padded() {
+    on_device(|| unsafe {
+        let (_a, w) = characters(&["pear", "apple", "fig", "apples"], 6, &[4]);
+        let r = Desc::empty();
+        _FortranAMaxvalCharacter(r.ptr(), w.ptr(), file(), 1, NULL);
+        assert_eq!(r.read_bytes(), [b"pear  ".to_vec()]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMinvalCharacter(r.ptr(), w.ptr(), file(), 1, NULL);
+        assert_eq!(r.read_bytes(), [b"apple ".to_vec()]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_m, none) = logicals(&[false; 4], &[4], 4);
+        _FortranAMaxvalCharacter(r.ptr(), w.ptr(), file(), 1, none.ptr());
+        assert_eq!(r.read_bytes(), [vec![0u8; 6]]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMaxlocCharacter(r.ptr(), w.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [1]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMinlocCharacter(r.ptr(), w.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // FINDLOC of a character value, blank-padded.
+        let (_t, fig) = characters(&["fig"], 3, &[]);
+        _FortranAFindloc(r.ptr(), w.ptr(), fig.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [3]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn bad_arguments_end_the_kernel_with_the_intrinsics_name() {
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, x) = array(&[1i32, 2, 3, 4], &[2, 2]);
+            let r = Desc::empty();
+            _FortranASumDim(r.ptr(), x.ptr(), 3, file(), 8, NULL);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:8): SUM: bad DIM=3 for ARRAY argument with rank 2");
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, x) = array(&[1i32, 2, 3, 4], &[4]);
+            let (_b, m) = logicals(&[true, false], &[2], 4);
+            _FortranASumInteger4(x.ptr(), file(), 8, 0, m.ptr());
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:8): SUM: ARRAY= and MASK= arguments are not conformable");
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, x) = array(&[1i32, 2, 3], &[3]);
+            let (_b, y) = array(&[1i32, 2], &[2]);
+            _FortranADotProductInteger4(x.ptr(), y.ptr(), file(), 8);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:8): DOT_PRODUCT: SIZE(VECTOR_A) is 3 but SIZE(VECTOR_B) is 2");
+}
+
+// ---------------------------------------------------------------------------
+// Transformations
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// MATMUL of sections of (n,k)x(k,m), (k)x(k,m) and (n,k)x(k) against
+    /// the textbook product; TRANSPOSE of the first.
+    #[test]
+    fn matmul_and_transpose_agree_with_the_model(
+        (a, b) in (1i64..4, 1i64..4, 1i64..4).prop_flat_map(|(n, k, m)| (section_of(vec![n, k]), section_of(vec![k, m]))),
+        form in 0u8..3,
+    ) {
+        let got = on_device(move || unsafe {
+            let av: Vec<i32> = (0..a.parent_len() as i32).map(|i| i % 7 - 3).collect();
+            let bv: Vec<i32> = (0..b.parent_len() as i32).map(|i| i % 5 - 2).collect();
+            let (abuf, bbuf) = (Buf::of(&av), Buf::of(&bv));
+            let (mut x, mut y) = (a.describe(abuf.ptr(), 4, type_code::INT32), b.describe(bbuf.ptr(), 4, type_code::INT32));
+            // Vector forms: the first column of B, the first row of A.
+            if form == 1 {
+                x.establish(x.base(), 4, type_code::INT32, attribute::OTHER, &[Dim { lower_bound: 1, extent: b.dims[0].1, byte_stride: y.dim(0).byte_stride }], None);
+                x.set_base(y.base());
+            }
+            if form == 2 {
+                let d0 = x.dim(1);
+                y.establish(x.base(), 4, type_code::INT32, attribute::OTHER, &[d0], None);
+            }
+            let (xs, ys) = (x.read::<i32>(), y.read::<i32>());
+            let (xe, ye) = (x.extents(), y.extents());
+            let r = Desc::empty();
+            _FortranAMatmulInteger4Integer4(r.ptr(), x.ptr(), y.ptr(), file(), 1);
+            let transposed = (x.header().rank == 2).then(|| {
+                let t = Desc::empty();
+                _FortranATranspose(t.ptr(), x.ptr(), file(), 1);
+                let out = (t.read::<i32>(), t.extents());
+                _FortranAAllocatableDeallocate(t.ptr(), false, NULL, file(), 1);
+                out
+            });
+            let out = (r.read::<i32>(), r.extents(), xs, ys, xe, ye, transposed);
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+            out
+        });
+        let (product, extents, xs, ys, xe, ye, transposed) = got;
+        let (n, k) = if xe.len() == 2 { (xe[0], xe[1]) } else { (1, xe[0]) };
+        let m = if ye.len() == 2 { ye[1] } else { 1 };
+        let x_at = |i: i64, l: i64| xs[(i + l * n) as usize];
+        let y_at = |l: i64, j: i64| ys[(l + j * k) as usize];
+        let mut want = Vec::new();
+        for j in 0..m {
+            for i in 0..n {
+                want.push((0..k).map(|l| x_at(i, l) * y_at(l, j)).sum::<i32>());
+            }
+        }
+        let want_extents = match (xe.len(), ye.len()) { (2, 2) => vec![n, m], (1, _) => vec![m], _ => vec![n] };
+        prop_assert_eq!(product, want);
+        prop_assert_eq!(extents, want_extents);
+        if let Some((t, te)) = transposed {
+            let mut want_t = Vec::new();
+            for i in 0..n {
+                for l in 0..k {
+                    want_t.push(x_at(i, l));
+                }
+            }
+            prop_assert_eq!(t, want_t);
+            prop_assert_eq!(te, vec![k, n]);
+        }
+    }
+}
+
+#[test]
+fn matmul_of_every_kind_and_reals_accumulate_in_double() {
+    on_device(|| unsafe {
+        macro_rules! same_type {
+            ($t:ty, $f:ident) => {{
+                let (_a, x) = array(&[1 as $t, 2 as $t, 3 as $t, 4 as $t], &[2, 2]);
+                let r = Desc::empty();
+                $f(r.ptr(), x.ptr(), x.ptr(), file(), 1);
+                assert_eq!(r.read::<$t>(), [7 as $t, 10 as $t, 15 as $t, 22 as $t]);
+                _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+            }};
+        }
+        same_type!(i8, _FortranAMatmulInteger1Integer1);
+        same_type!(i16, _FortranAMatmulInteger2Integer2);
+        same_type!(i32, _FortranAMatmulInteger4Integer4);
+        same_type!(i64, _FortranAMatmulInteger8Integer8);
+        same_type!(f32, _FortranAMatmulReal4Real4);
+        same_type!(f64, _FortranAMatmulReal8Real8);
+        // 1e8 + 1 - 1e8 in single precision is 0; accumulated in double, 1.
+        let (_a, x) = array(&[1e8f32, 1.0, -1e8], &[1, 3]);
+        let (_b, y) = array(&[1.0f32, 1.0, 1.0], &[3, 1]);
+        let r = Desc::empty();
+        _FortranAMatmulReal4Real4(r.ptr(), x.ptr(), y.ptr(), file(), 1);
+        assert_eq!(r.read::<f32>(), [1.0]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn reshape_pack_spread_and_cshift_rearrange_elements() {
+    on_device(|| unsafe {
+        let (_a, src) = array(&[1i32, 2, 3, 4, 5, 6], &[6]);
+        let (_s, shape) = array(&[2i64, 4], &[2]);
+        let (_p, pad) = array(&[-1i32, -2], &[2]);
+        let (_o, order) = array(&[2i32, 1], &[2]);
+        let r = Desc::empty();
+        _FortranAReshape(r.ptr(), src.ptr(), shape.ptr(), pad.ptr(), order.ptr(), file(), 1);
+        // ORDER=[2,1]: rows filled first; PAD= after the source.
+        assert_eq!((r.extents(), r.read::<i32>()), (vec![2, 4], vec![1, 5, 2, 6, 3, -1, 4, -2]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_s2, shape2) = array(&[3i32, 2], &[2]);
+        _FortranAReshape(r.ptr(), src.ptr(), shape2.ptr(), NULL, NULL, file(), 1);
+        assert_eq!((r.extents(), r.read::<i32>()), (vec![3, 2], vec![1, 2, 3, 4, 5, 6]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_m, mask) = logicals(&[true, false, true, false, false, true], &[6], 4);
+        _FortranAPack(r.ptr(), src.ptr(), mask.ptr(), NULL, file(), 1);
+        assert_eq!(r.read::<i32>(), [1, 3, 6]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_v, vector) = array(&[9i32, 9, 9, 9, 9], &[5]);
+        _FortranAPack(r.ptr(), src.ptr(), mask.ptr(), vector.ptr(), file(), 1);
+        assert_eq!(r.read::<i32>(), [1, 3, 6, 9, 9]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_t, yes) = logicals(&[true], &[], 1);
+        _FortranAPack(r.ptr(), src.ptr(), yes.ptr(), NULL, file(), 1);
+        assert_eq!(r.read::<i32>(), [1, 2, 3, 4, 5, 6]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_x, small) = array(&[1i32, 2, 3], &[3]);
+        _FortranASpread(r.ptr(), small.ptr(), 1, 2, file(), 1);
+        assert_eq!((r.extents(), r.read::<i32>()), (vec![2, 3], vec![1, 1, 2, 2, 3, 3]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranASpread(r.ptr(), small.ptr(), 2, 2, file(), 1);
+        assert_eq!((r.extents(), r.read::<i32>()), (vec![3, 2], vec![1, 2, 3, 1, 2, 3]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        for (shift, want) in [(2i64, [3, 4, 5, 6, 1, 2]), (-1, [6, 1, 2, 3, 4, 5]), (13, [2, 3, 4, 5, 6, 1])] {
+            _FortranACshiftVector(r.ptr(), src.ptr(), shift, file(), 1);
+            assert_eq!(r.read::<i32>(), want);
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        }
+    });
+}

@@ -1,0 +1,124 @@
+! Reductions, location intrinsics and array transformations through
+! flang's runtime in target regions (omprt's device library of flang-rt's
+! entry points): SUM, PRODUCT, MAXVAL, MINVAL, MAXLOC, MINLOC, FINDLOC,
+! COUNT, ANY, ALL, IALL, IANY, IPARITY, NORM2, DOT_PRODUCT over arrays of
+! rank 1 and 2, with DIM=, MASK= and BACK=, of integer and real kinds, and
+! MATMUL, TRANSPOSE, RESHAPE, PACK, SPREAD, CSHIFT. Values exact in any
+! order of evaluation, printed as integers (NINT is avoided: flang 22 makes
+! it llvm.lround, which the NVPTX back end cannot select).
+module fr_work
+  implicit none
+contains
+  subroutine reduce_all(a, r, out)
+    !$omp declare target
+    integer, intent(in) :: a(:, :)
+    real(8), intent(in) :: r(:, :)
+    integer(8), intent(out) :: out(24)
+    integer :: loc2(2)
+    logical :: m(size(a, 1), size(a, 2))
+    real(4) :: r4(size(r, 1))
+    integer(8) :: a8(size(a, 1))
+    m = mod(a, 3) == 0
+    out(1) = sum(a)
+    out(2) = sum(a, mask=m)
+    out(3) = product(a(1:3, 1))
+    out(4) = maxval(a)
+    out(5) = minval(a, mask=a > 20)
+    loc2 = maxloc(a)
+    out(6) = loc2(1) * 100 + loc2(2)
+    loc2 = minloc(a, mask=m)
+    out(7) = loc2(1) * 100 + loc2(2)
+    out(8) = count(m)
+    out(9) = merge(1, 0, any(a > 60)) + 2 * merge(1, 0, all(a > 0))
+    out(10) = int(anint(sum(r) * 100))
+    out(11) = int(anint(product(r(:, 1)) * 1000))
+    out(12) = int(anint(maxval(r) * 10)) + int(anint(minval(r) * 10)) * 1000
+    loc2 = maxloc(r, back=.true.)
+    out(13) = loc2(1) * 100 + loc2(2)
+    r4 = real(r(:, 2), 4)
+    out(14) = int(anint(sum(r4) * 10))
+    out(15) = int(anint(dot_product(r(:, 1), r(:, 2)) * 100))
+    out(16) = dot_product(a(:, 1), a(:, 2))
+    a8 = a(:, 3)
+    out(17) = sum(a8) + maxval(a8) * 1000
+    out(18) = int(anint(maxval(r4) * 10))
+    loc2 = findloc(a, 23)
+    out(19) = loc2(1) * 100 + loc2(2)
+    out(20) = iall(a(:, 1)) + 100 * iany(a(:, 1)) + 10000 * iparity(a(:, 1))
+    out(21) = norm2(r(:, 1)) * 1000
+    out(22) = count(m, kind=8) * 10
+    out(23) = maxloc(a(:, 2), dim=1)
+    out(24) = minloc(r(2, :), dim=1)
+  end subroutine
+
+  subroutine reduce_dim(a, r, out)
+    !$omp declare target
+    integer, intent(in) :: a(:, :)
+    real(8), intent(in) :: r(:, :)
+    integer, intent(out) :: out(8, 4)
+    logical :: m(size(a, 1), size(a, 2))
+    m = a > 25
+    out = 0
+    out(1:size(a, 2), 1) = sum(a, dim=1)
+    out(1:size(a, 1), 2) = maxval(a, dim=2, mask=m)
+    out(1:size(a, 2), 3) = count(m, dim=1)
+    out(1:size(a, 1), 4) = merge(1, 0, any(m, dim=2)) + 2 * merge(1, 0, all(m, dim=2))
+    out(5:8, 1) = minloc(a, dim=1)
+    out(6:8, 2) = int(anint(product(r, dim=2) * 10))
+    out(5:8, 3) = maxloc(r, dim=1, mask=r < 4d0)
+    out(5:7, 4) = int(anint(minval(r, dim=2)))
+  end subroutine
+
+  subroutine transform(a, r, out)
+    !$omp declare target
+    integer, intent(in) :: a(:, :)
+    real(8), intent(in) :: r(:, :)
+    integer, intent(out) :: out(10)
+    real(8) :: c(size(r, 1), size(r, 1)), t(size(r, 2), size(r, 1)), v(size(r, 2))
+    integer :: ia(size(a, 2), size(a, 1)), re(4, 6)
+    c = matmul(r, transpose(r))
+    t = transpose(r)
+    ia = transpose(a)
+    v = matmul(r(:, 1), r)
+    re = reshape(a, [4, 6])
+    out(1) = int(anint(sum(c)))
+    out(2) = int(anint(c(2, 1) * 10))
+    out(3) = int(anint(t(3, 1) * 10))
+    out(4) = ia(2, 5)
+    out(5) = int(anint(sum(v)))
+    out(6) = re(4, 6) + re(1, 2) * 100
+    out(7) = sum(matmul(a, transpose(a)))
+    out(8) = sum(pack(a, a > 40))
+    out(9) = sum(spread(a(:, 1), 2, 3))
+    out(10) = sum(cshift(a(:, 1), 2) * [1, 2, 3, 4, 5, 6])
+  end subroutine
+end module
+
+program fortran_reduce
+  use fr_work
+  implicit none
+  integer :: a(6, 4), i, j, dims(8, 4), t(10)
+  real(8) :: r(3, 4)
+  integer(8) :: all(24)
+  do j = 1, 4
+    do i = 1, 6
+      a(i, j) = mod(i * 7 + j * 13, 29) + 10 * j
+    end do
+  end do
+  do j = 1, 4
+    do i = 1, 3
+      r(i, j) = 0.5d0 * i + 0.25d0 * j
+    end do
+  end do
+  !$omp target map(to: a, r) map(from: all, dims, t)
+  call reduce_all(a, r, all)
+  call reduce_dim(a, r, dims)
+  call transform(a, r, t)
+  !$omp end target
+  print '(a, 12i8)', 'all:', all(1:12)
+  print '(a, 12i8)', 'all:', all(13:24)
+  do j = 1, 4
+    print '(a, 8i6)', 'dim:', dims(:, j)
+  end do
+  print '(a, 10i8)', 'transform:', t
+end program

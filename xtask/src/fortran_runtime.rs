@@ -1,0 +1,115 @@
+//! The table of flang-rt entry points (`_FortranA*`) that flang 22 emits in
+//! the device code of the Fortran corpus (`tests-gpu/programs/fortran_*.f90`
+//! at -O0 and -O2), with what omprt's Fortran runtime member does for each:
+//! implemented, traps with a message, or not applicable. `docs/fortran-
+//! runtime.md` holds the table between [`BEGIN`] and [`END`];
+//! `cargo xtask fortran-symbols` regenerates it, and a lowering test fails
+//! when flang emits an entry point the table does not list (or the table
+//! lists one it no longer emits).
+
+use crate::corpus::{self, OPT_LEVELS, Options};
+use crate::{Result, repo_root};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The document with the table.
+pub const DOC: &str = "docs/fortran-runtime.md";
+/// The markers around the table in [`DOC`].
+pub const BEGIN: &str = "<!-- fortran-symbols:begin (cargo xtask fortran-symbols) -->";
+pub const END: &str = "<!-- fortran-symbols:end -->";
+
+/// Entry points that trap with a message naming them, and why.
+pub const TRAPS: &[(&str, &str)] = &[
+    ("_FortranAioBeginExternalListOutput", "I/O: `PRINT *`/`WRITE` in a target region; the statement's first call traps"),
+    ("_FortranAioOutputAscii", "I/O, never reached (the statement's first call traps)"),
+    ("_FortranAioOutputInteger32", "I/O, never reached (the statement's first call traps)"),
+    ("_FortranAioOutputReal64", "I/O, never reached (the statement's first call traps)"),
+    ("_FortranAioEndIoStatement", "I/O, never reached (the statement's first call traps)"),
+];
+
+/// Entry points whose effect the device has no counterpart of, and why.
+pub const NOT_APPLICABLE: &[(&str, &str)] =
+    &[("_FortranAferaiseexcept", "raises IEEE flags (`NEAREST`'s edge cases): the GPU has no floating-point status flags; returns")];
+
+/// What the runtime does for `name`.
+pub fn status(name: &str) -> String {
+    if let Some((_, why)) = TRAPS.iter().find(|(n, _)| *n == name) {
+        format!("traps: {why}")
+    } else if let Some((_, why)) = NOT_APPLICABLE.iter().find(|(n, _)| *n == name) {
+        format!("not applicable: {why}")
+    } else {
+        "implemented".to_string()
+    }
+}
+
+/// Each entry point the corpus emits: the levels and programs it is
+/// emitted at, from `(program, level, entry points)` triples.
+pub fn collect<'a>(
+    builds: impl IntoIterator<Item = (&'a str, &'a str, &'a BTreeSet<String>)>,
+) -> BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> {
+    let mut rows: BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
+    for (program, opt, symbols) in builds {
+        for s in symbols {
+            let row = rows.entry(s.clone()).or_default();
+            row.0.insert(opt.to_string());
+            row.1.insert(program.trim_end_matches(".f90").to_string());
+        }
+    }
+    rows
+}
+
+/// The table of [`collect`]'s rows, as [`DOC`] holds it.
+pub fn render(rows: &BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)>) -> String {
+    let mut s = String::from("| entry point | omprt | emitted at | by |\n|---|---|---|---|\n");
+    for (name, (levels, programs)) in rows {
+        let levels: Vec<&str> = OPT_LEVELS.iter().copied().filter(|l| levels.contains(*l)).collect();
+        let programs: Vec<&str> = programs.iter().map(String::as_str).collect();
+        s += &format!("| `{name}` | {} | {} | {} |\n", status(name), levels.join(" "), programs.join(", "));
+    }
+    s
+}
+
+/// The table of a corpus run (`corpus::check_fortran_all`).
+pub fn table_of(summary: &corpus::Summary) -> String {
+    render(&collect(summary.builds.iter().map(|b| (b.program.as_str(), b.opt.as_str(), &b.fortran_runtime))))
+}
+
+/// The table from the corpus's device IR alone (no link, no ptxas): what
+/// `cargo xtask fortran-symbols` prints.
+pub fn table(opts: &Options) -> Result<String> {
+    std::fs::create_dir_all(&opts.out).map_err(|e| format!("cannot create {}: {e}", opts.out.display()))?;
+    let mut found = Vec::new();
+    for src in corpus::fortran_programs(&opts.programs)? {
+        let program = src.file_name().unwrap().to_string_lossy().to_string();
+        for opt in OPT_LEVELS {
+            let symbols: BTreeSet<String> =
+                corpus::fortran_declarations(&src, opt, &opts.out)?.into_keys().filter(|n| corpus::is_fortran_runtime_symbol(n)).collect();
+            found.push((program.clone(), opt, symbols));
+        }
+    }
+    Ok(render(&collect(found.iter().map(|(p, o, s)| (p.as_str(), *o, s)))))
+}
+
+/// The table [`DOC`] holds now, between its markers.
+pub fn documented() -> Result<String> {
+    let path = repo_root().join(DOC);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let start = text.find(BEGIN).ok_or_else(|| format!("{}: no {BEGIN} line", path.display()))? + BEGIN.len();
+    let end = text[start..].find(END).ok_or_else(|| format!("{}: no {END} line", path.display()))? + start;
+    Ok(text[start..end].trim_start_matches('\n').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_merge_levels_and_programs_and_say_what_omprt_does() {
+        let (a, b) =
+            (BTreeSet::from(["_FortranAAssign".to_string(), "_FortranAioOutputAscii".to_string()]), BTreeSet::from(["_FortranAAssign".to_string()]));
+        let rows = collect([("p.f90", "-O2", &b), ("q.f90", "-O0", &a)]);
+        let table = render(&rows);
+        assert!(table.contains("| `_FortranAAssign` | implemented | -O0 -O2 | p, q |"), "{table}");
+        assert!(table.contains("| `_FortranAioOutputAscii` | traps: I/O, never reached"), "{table}");
+        assert_eq!(status("_FortranAferaiseexcept").split(':').next(), Some("not applicable"));
+    }
+}
