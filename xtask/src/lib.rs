@@ -9,13 +9,19 @@
 //! * [`remarks`]: openmp-opt remark ids per program and runtime
 //! * [`static_cost`]: linked kernels' registers/stack/shared memory, omprt vs LLVM 19's runtime
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
+//! * [`lit`]: LLVM lit tests' directives, feature expressions, substitutions and RUN lines
+//! * [`conformance`]: building a lit suite (LLVM's offload tests) against the runtime
+//! * [`progress`]: a progress line for long runs
 
 pub mod abi_table;
 pub mod bench_cost;
+pub mod conformance;
 pub mod corpus;
 pub mod device_build;
 pub mod fortran_modules;
 pub mod ir_rewrite;
+pub mod lit;
+pub mod progress;
 pub mod remarks;
 pub mod static_cost;
 pub mod tools;
