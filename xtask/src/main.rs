@@ -20,11 +20,11 @@ commands:
   static-cost --bench
                  the same for the benchmark kernels (tests-gpu/bench, -O2), with GCC 12's
                  nvptx offloading as the third column
-  conformance [--suite DIR] [--lit-cfg FILE] [--levels O0,O2,O2lto] [--jobs N] [--only TEXT,...]
+  conformance [--suite DIR] [--lit-cfg FILE] [--levels O0,O2,O2lto] [--jobs N] [--only TEXT,...] [--out DIR]
                  build the tests of a lit suite (default ../shared/conformance/llvm-offload,
                  LLVM's offload/test/offloading) as their RUN lines say, with clang 22 for
                  nvptx64 against this runtime, at each level; prints a table and prepares
-                 target/omprt/conformance/ for the GPU run (docs/conformance.md)
+                 target/omprt/conformance/ (or --out DIR) for the GPU run (docs/conformance.md)
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
   help           this text";
@@ -106,6 +106,7 @@ fn run_conformance(args: &[String]) -> xtask::Result<()> {
     let mut levels = conformance::LEVELS.to_vec();
     let mut jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut only = None;
+    let mut out = xtask::repo_root().join("target/omprt/conformance");
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
@@ -115,10 +116,10 @@ fn run_conformance(args: &[String]) -> xtask::Result<()> {
             "--levels" => levels = conformance::parse_levels(&value()?)?,
             "--jobs" => jobs = value()?.parse().map_err(|e| format!("--jobs: {e}"))?,
             "--only" => only = Some(value()?),
+            "--out" => out = std::path::PathBuf::from(value()?),
             other => return Err(format!("conformance: unknown argument '{other}'\n\n{HELP}")),
         }
     }
-    let out = xtask::repo_root().join("target/omprt/conformance");
     let setup = conformance::Setup::new(&suite, lit_cfg.as_deref(), &out)?;
     let features: Vec<String> =
         levels.iter().map(|l| format!("{}: {}", l.name, conformance::Features::of(l).present.into_iter().collect::<Vec<_>>().join(", "))).collect();
