@@ -2,6 +2,10 @@
 # Runs the packed corpus on a GPU machine (no clang needed there). Copied into
 # .gpu-bundle/run.sh by scripts/gpu-bundle.sh. Writes the summary to
 # ${OUT:-.}/gpu-summary.txt. Without a GPU it says so and exits 0.
+# A program passes when it exits 0 with its expected output (name.expected,
+# or name.<level>.expected for one level), or, where name.expected-failure
+# exists, when it fails (a non-zero exit) and its output holds each line of
+# that file (the message omprt traps with).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here}
@@ -26,7 +30,20 @@ for exe in "$corpus"/*.O0 "$corpus"/*.O2 "$corpus"/*.O0lto "$corpus"/*.O2lto; do
     # A build level's own expected output (name.O0.expected) comes first.
     expected="$corpus/$name.expected"
     [ -f "$expected" ] || expected="$corpus/${name%.*}.expected"
+    failure="$corpus/${name%.*}.expected-failure"
     actual=$(timeout 120 "$exe" 2>&1); rc=$?
+    if [ -f "$failure" ]; then
+        ok=$([ $rc -ne 0 ] && [ $rc -ne 124 ] && echo 1 || echo 0)
+        while IFS= read -r want; do
+            [ -z "$want" ] || grep -qF -- "$want" <<<"$actual" || ok=0
+        done <"$failure"
+        if [ "$ok" = 1 ]; then
+            echo "PASS $name (fails as expected, exit $rc: $(grep -m1 -F -- "$(head -1 "$failure")" <<<"$actual"))" >>"$summary"; pass=$((pass + 1))
+        else
+            echo "FAIL $name (expected a failure with: $(tr '\n' '|' <"$failure"); exit $rc): $(echo "$actual" | head -c 600 | tr '\n' '|')" >>"$summary"; fail=$((fail + 1))
+        fi
+        continue
+    fi
     if [ $rc -eq 0 ] && [ "$actual" = "$(cat "$expected")" ]; then
         echo "PASS $name" >>"$summary"; pass=$((pass + 1))
     else

@@ -24,3 +24,24 @@ unpack_bundle() {
     export LD_LIBRARY_PATH="$libs/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     export OMP_TARGET_OFFLOAD=MANDATORY
 }
+
+# Unpacks the conformance tests (conformance.tar.xz, from `cargo xtask
+# conformance`) and LLVM 22's FileCheck and not (tools.tar.xz): sets `conf`
+# (the folder with manifest.tsv) and puts the tools first on PATH. From a
+# checkout (scripts/), it takes target/omprt/conformance and LLVM 22's own
+# tools instead, to test the scripts without a bundle.
+unpack_conformance() {
+    local unpacked tools
+    if [ -f "$here/conformance.tar.xz" ]; then
+        unpacked=$(mktemp -d)
+        tar -C "$unpacked" -xJf "$here/conformance.tar.xz"
+        conf="$unpacked/conformance"
+        tools=$(mktemp -d)
+        tar -C "$tools" -xJf "$here/tools.tar.xz"
+        export PATH="$tools/bin:$PATH"
+    else
+        conf="${CONFORMANCE_DIR:-$here/../target/omprt/conformance}"
+        export PATH="/usr/lib/llvm-22/bin:$PATH"
+    fi
+    [ -f "$conf/manifest.tsv" ] || { echo "omprt: no conformance tests in $conf: run 'cargo xtask conformance' and 'bash scripts/gpu-bundle.sh'" >&2; return 1; }
+}

@@ -2,9 +2,11 @@
 # Command 2 of the README: every test. Sets up (idempotent), builds the device
 # runtime, runs the Rust tests (host simulation, ABI layouts, IR rewrite,
 # ABI-table conformance, lowering corpus with clang 22, flang 22 + ptxas, the
-# static-cost bars and the generated lowering report), and, under CI, the
-# install step and the Debian package (scripts/package-check.sh). GPU runs
-# are separate: see docs/testing.md.
+# static-cost bars and the generated lowering report), builds LLVM's offload
+# tests against the runtime where ../shared/conformance/llvm-offload exists
+# (cargo xtask conformance, docs/conformance.md), and, under CI, the install
+# step and the Debian package (scripts/package-check.sh). GPU runs are
+# separate: see docs/testing.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"
@@ -18,6 +20,13 @@ cargo test --workspace 2>&1 | tee "$log"
 # One closing line for the whole run (cargo prints one per test binary).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "cargo tests: %d passed, %d failed\n", p, f }' "$log"
+suite="$root/../shared/conformance/llvm-offload"
+if [ -d "$suite" ]; then
+    say "building LLVM's offload tests against omprt at O0, O2, O2lto (cargo xtask conformance)"
+    cargo xtask conformance
+else
+    say "conformance: no suite at $suite: skipped (docs/conformance.md)"
+fi
 if [ "${CI:-}" = true ]; then
     say "CI: checking the install step"
     bash scripts/install.sh

@@ -17,9 +17,13 @@
 //! * [`report`]: docs/lowering-report.md from those tables ([`report_notes`]: its explanations)
 //! * [`whole_program`]: kernels' registers if ptxas compiled the LTO module whole
 //! * [`tools`]: locating clang-22, the LLVM tools and the CUDA folder
+//! * [`lit`]: LLVM lit tests' directives, feature expressions, substitutions and RUN lines
+//! * [`conformance`]: building a lit suite (LLVM's offload tests) against the runtime
+//! * [`progress`]: a progress line for long runs
 
 pub mod abi_table;
 pub mod bench_cost;
+pub mod conformance;
 pub mod corpus;
 pub mod device_build;
 pub mod fortran_modules;
@@ -29,6 +33,7 @@ pub mod prose;
 pub mod package;
 pub mod progress;
 pub mod plot;
+pub mod lit;
 pub mod remarks;
 pub mod report;
 pub mod report_notes;

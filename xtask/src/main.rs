@@ -1,7 +1,7 @@
 //! `cargo xtask <command>`: omprt's build and check tool.
 
 use std::process::ExitCode;
-use xtask::{abi_table, corpus, device_build, runtime_dir, tools};
+use xtask::{abi_table, conformance, corpus, device_build, runtime_dir, tools};
 
 const HELP: &str = "usage: cargo xtask <command>
 
@@ -35,6 +35,11 @@ commands:
                  as the reference line) from FILE, by default the newest
                  tests-gpu/results/*-bench*.txt with BabelStream figures; writes
                  docs/images/babelstream.svg unless -o says otherwise
+  conformance [--suite DIR] [--lit-cfg FILE] [--levels O0,O2,O2lto] [--jobs N] [--only TEXT,...] [--out DIR]
+                 build the tests of a lit suite (default ../shared/conformance/llvm-offload,
+                 LLVM's offload/test/offloading) as their RUN lines say, with clang 22 for
+                 nvptx64 against this runtime, at each level; prints a table and prepares
+                 target/omprt/conformance/ (or --out DIR) for the GPU run (docs/conformance.md)
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
   prose [DIR...] comment lines in .rs files under DIR (default: abi device-rtl
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
         Some("corpus") if args.get(1).is_some_and(|a| a == "--archs") => link_archs(),
         Some("corpus") if args.len() > 1 => Err(format!("corpus takes nothing or --archs, not '{}'", args[1])),
         Some("corpus") => run_corpus(),
+        Some("conformance") => run_conformance(&args[1..]),
         Some("remarks") => remarks_table(),
         Some("prose") => prose(&args[1..]),
         Some("report") => match args.get(1).map(String::as_str) {
@@ -137,6 +143,39 @@ fn run_corpus() -> xtask::Result<()> {
     check_abi(&needed.collect::<Vec<_>>())?;
     let _ = tools::cuda_path()?;
     if summary.ok() && multi_file.ok() && fortran.ok() { Ok(()) } else { Err("the lowering corpus failed".into()) }
+}
+
+fn run_conformance(args: &[String]) -> xtask::Result<()> {
+    let mut suite = conformance::default_suite();
+    let mut lit_cfg = None;
+    let mut levels = conformance::LEVELS.to_vec();
+    let mut jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut only = None;
+    let mut out = xtask::repo_root().join("target/omprt/conformance");
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{a} needs a value"));
+        match a.as_str() {
+            "--suite" => suite = std::path::PathBuf::from(value()?),
+            "--lit-cfg" => lit_cfg = Some(std::path::PathBuf::from(value()?)),
+            "--levels" => levels = conformance::parse_levels(&value()?)?,
+            "--jobs" => jobs = value()?.parse().map_err(|e| format!("--jobs: {e}"))?,
+            "--only" => only = Some(value()?),
+            "--out" => out = std::path::PathBuf::from(value()?),
+            other => return Err(format!("conformance: unknown argument '{other}'\n\n{HELP}")),
+        }
+    }
+    let setup = conformance::Setup::new(&suite, lit_cfg.as_deref(), &out)?;
+    let features: Vec<String> =
+        levels.iter().map(|l| format!("{}: {}", l.name, conformance::Features::of(l).present.into_iter().collect::<Vec<_>>().join(", "))).collect();
+    println!("suite {} (lit.cfg {}); features {}", setup.suite.display(), setup.lit_cfg.display(), features.join("; "));
+    let rows = conformance::run(&setup, &levels, jobs, only.as_deref())?;
+    println!("{}", conformance::render(&setup, &rows, &levels));
+    if conformance::ok(&rows) {
+        Ok(())
+    } else {
+        Err(format!("build failures that {} does not classify (omprt's until shown otherwise)", conformance::known_path().display()))
+    }
 }
 
 fn link_archs() -> xtask::Result<()> {
