@@ -21,10 +21,21 @@ pub struct RemarkNote {
     pub why: &'static str,
 }
 
-/// No kernel of the four tables needs more than with LLVM 19's runtime; the
-/// lowering tests `no_kernel_costs_more_than_with_llvm19*` hold that bar for
-/// the corpus, so a note here is for a gap those tests are told to accept.
-pub const COST_NOTES: &[CostNote] = &[];
+/// No corpus kernel needs more than with LLVM 19's runtime: the lowering
+/// tests `no_kernel_costs_more_than_with_llvm19*` hold that bar, so a note
+/// here is for a benchmark kernel, which those tests do not check.
+pub const COST_NOTES: &[CostNote] = &[CostNote {
+    table: "--bench",
+    program: "launch.c",
+    kernel: "empty_spmd l23",
+    what: "registers",
+    why: "An empty `target teams distribute parallel for`, whose code is all the runtime's: the kernel \
+          start, the distribute loop and a parallel region per chunk. The chunk loop keeps the chunk's \
+          bounds, the stride and the block size across the region's barriers, and the region reads the \
+          kernel's mode from the team state. Not investigated further: with any loop body (stream.c's \
+          copy, sched.c's loops) omprt's \
+          kernel needs fewer registers than LLVM 19's.",
+}];
 
 pub const REMARK_NOTES: &[RemarkNote] = &[RemarkNote {
     id: "OMP113",
