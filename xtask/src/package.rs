@@ -304,7 +304,7 @@ fn stage_tree(stage: &Path, omprt: &Path) -> Result<()> {
     write(&doc.join("copyright"), copyright(&year, &bundled_crates()?), 0o644)?;
     let changelog_md = std::fs::read_to_string(repo_root().join("CHANGELOG.md")).ok();
     let changelog = debian_changelog(version(), &maintainer()?, &date(epoch, "-R")?, changelog_md.as_deref());
-    // A native package (no Debian revision): its changelog is changelog.gz.
+    // A native package (its version has no Debian part): its changelog is changelog.gz.
     gzip(&doc.join("changelog.gz"), changelog.as_bytes())?;
     let help = tools::run(Command::new(omprt).arg("help"))?;
     let man = man_page(&String::from_utf8_lossy(&help.stdout), version(), &date(epoch, "+%Y-%m-%d")?);
