@@ -17,7 +17,7 @@
 #             and not, and the script that runs them (docs/conformance.md)
 #   all.sh    corpus, conformance, then the sanitizers with the time left:
 #             one command for a GPU session
-#   unpack.sh the GPU test and unpacking the scripts source
+#   unpack.sh what the scripts above source: the GPU check and the unpacking
 # Usage: bash scripts/gpu-bundle.sh   (after scripts/test.sh or cargo xtask corpus,
 #        and cargo xtask conformance for the conformance part)
 set -euo pipefail

@@ -12,14 +12,14 @@
 #          remove libomp-22-dev: they conflict)
 #   PyPI:  a CUDA folder for `--cuda-path` under .toolchain/cuda, built from
 #          NVIDIA's wheels: ptxas + libdevice + headers from CUDA 12.9 (they
-#          still cover sm_70), nvlink + fatbinary from CUDA 13.0 (no cu12 wheel
-#          ships them), libnvJitLink from CUDA 12.9 (nvidia-nvjitlink-cu12)
+#          cover sm_70), nvlink + fatbinary from CUDA 13.0 (no cu12 wheel
+#          ships them), libnvJitLink from CUDA 12.9 (nvidia-nvjitlink-cu12);
+#          for BabelStream's CUDA model (scripts/bench-bundle.sh) also the
+#          curand, CCCL <nv/...> and NVML headers and libcudart_static.a
+#          (CUDA 12.9 wheels), added to the folder without replacing files
 #   cargo: the folder's bin/nvlink is omprt-nvlink (nvlink/): CUDA 13's nvlink
 #          (kept as bin/nvlink-nvidia) for the archs it links, libnvJitLink
 #          for sm_70/sm_72, which CUDA 13's nvlink does not link
-#          ships them); for BabelStream's CUDA model (scripts/bench-bundle.sh)
-#          also the curand, CCCL <nv/...> and NVML headers and libcudart_static.a
-#          (CUDA 12.9 wheels), added to the folder without replacing files.
 #   bench: gcc-12-offload-nvptx (apt), GCC's nvptx offloading, the third
 #          runtime scripts/bench-bundle.sh compares with (a warning, not an
 #          error, if it cannot be installed)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Command 2 of the README: every test. Sets up (idempotent), builds the device
-# runtime, runs the Rust tests (host simulation, ABI layouts, IR rewrite,
-# ABI-table conformance, lowering corpus with clang 22, flang 22 + ptxas, the
-# static-cost bars and the generated lowering report), builds LLVM's offload
+# runtime, checks that the Rust comments state what holds (cargo xtask prose:
+# no date, revision, 'a -> b' figure or file outside the repository), runs the
+# Rust tests (host simulation, ABI layouts, IR rewrite, ABI-table conformance,
+# lowering corpus with clang 22, flang 22 + ptxas, the static-cost bars and
+# the generated lowering report), builds LLVM's offload
 # tests against the runtime where ../shared/conformance/llvm-offload exists
 # (cargo xtask conformance, docs/conformance.md), and, under CI, the install
 # step and the Debian package (scripts/package-check.sh). GPU runs are
@@ -14,6 +16,8 @@ cd "$root"
 bash scripts/setup.sh
 say "building the device runtime"
 cargo xtask build-device
+say "checking the comments (cargo xtask prose)"
+cargo xtask prose
 say "running the test suite"
 log=$(mktemp)
 cargo test --workspace 2>&1 | tee "$log"

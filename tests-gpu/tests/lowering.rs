@@ -26,11 +26,11 @@ fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
     }
     // Optimised, every runtime function is inlined or folded: one left in an
     // image is called, and a call costs a kernel at least 24 registers (see
-    // `lto_link_inlines_the_mode_query_it_cannot_fold`). Before the
-    // seventeenth revision: `__kmpc_is_spmd_exec_mode` in mixed_modes.O2 and
-    // state_machines.O2lto, Rust's panic code in doacross.O2lto. Left are
-    // clang's functions (regions, wrappers, task entries) and ptxas's
-    // division routines, and in detach.c `detach`'s hooks. That no other
+    // `lto_link_inlines_the_mode_query_it_cannot_fold`). The ones at risk are
+    // `__kmpc_is_spmd_exec_mode` where the mode does not fold (mixed_modes.O2,
+    // state_machines.O2lto) and Rust's panic code (doacross.O2lto). Out of
+    // line stay clang's functions (regions, wrappers, task entries), ptxas's
+    // division routines, and in detach.c `detach`'s hooks; that no other
     // program has those checks that a program without `detach` pays nothing.
     for (program, build) in programs.iter().flat_map(|p| ["O2", "O2lto"].map(|b| (p, b))) {
         let stem = program.rsplit_once('.').map_or(*program, |(stem, _)| stem);
@@ -149,16 +149,15 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     }
     // At -O0 flang's target regions with code around their parallel regions
     // are generic-mode kernels, and their regions come without a wrapper:
-    // the runtime's runs them (they trapped before), from the archive's LTO
-    // member; the bitcode clang links at compile time has none of it.
+    // the runtime's wrapper runs them, from the archive's LTO member; the
+    // bitcode clang links at compile time has none of it.
     //
     // At both levels the archive's out-of-line `__kmpc_parallel_60` sets the
     // registers of every flang kernel with a region: nvlink gives a kernel
-    // those of the largest function it may call. Its serialized path and its
-    // caller of regions with 2 to 11 captured variables (clang's calls at
-    // `-O0 -foffload-lto`) are functions of their own that take no more:
-    // inline, the serialized path took it from 62 to 68 registers, and that
-    // caller from 62 to 67.
+    // those of the largest function it may call. It takes at most 62. Its
+    // serialized path and its caller of regions with 2 to 11 captured
+    // variables (clang's calls at `-O0 -foffload-lto`) are functions of their
+    // own that take no more: inlined, either one raises it past 62.
     for level in ["O0", "O2"] {
         let exe = corpus::Options::default().out.join(format!("fortran_regions.{level}"));
         let data = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
@@ -183,8 +182,8 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     }
     assert!(!runtime_ir().lines().any(|l| l.starts_with("define ") && l.contains(ir_rewrite::IRBUILDER_WRAPPER_SUFFIX)));
     // `use omp_lib` at -O0: flang declares every named constant of the module
-    // in the device code, and the links above found them in the archive's
-    // Fortran member (without it, nvlink failed on 135 undefined references).
+    // in the device code, and the links above find them in the archive's
+    // Fortran member (without it, each is an undefined reference to nvlink).
     let ll = corpus::Options::default().out.join("fortran_regions.O0.device.ll");
     let text = std::fs::read_to_string(&ll).unwrap_or_else(|e| panic!("{}: {e}", ll.display()));
     let declared = text.lines().filter(|l| l.starts_with("@_QMomp_libEC") && l.contains(" = external constant ")).count();
@@ -265,8 +264,8 @@ fn flang_module_constants_are_all_defined_by_the_archive() {
 
 /// Every routine clang 22's `omp.h` declares, called from a target region,
 /// is defined by omprt with clang's exact type, or is one the runtime leaves
-/// to the host (`abi_table::HOST_ONLY_API`, each with its reason). Before,
-/// 43 of them left the device link with an undefined reference.
+/// to the host (`abi_table::HOST_ONLY_API`, each with its reason). Any
+/// other leaves the device link with an undefined reference.
 #[test]
 fn every_omp_h_routine_is_defined_with_clangs_type_or_host_only() {
     let header = std::fs::read_to_string(abi_table::OMP_H).unwrap_or_else(|e| panic!("{}: {e}", abi_table::OMP_H));
@@ -288,8 +287,8 @@ fn every_omp_h_routine_is_defined_with_clangs_type_or_host_only() {
 /// The C library functions device_libc.c calls in its target region
 /// (`assert`'s `__assert_fail`, `abort`, `puts`, `memcmp`, `strlen`,
 /// `strcmp`, `strncmp`) and `__llvm_omp_indirect_call_lookup` are defined
-/// by omprt with the types clang declares them with. Before, none was, and
-/// the device link failed ("Undefined reference to '__assert_fail'").
+/// by omprt with the types clang declares them with. A missing one fails
+/// the device link ("Undefined reference to '__assert_fail'").
 #[test]
 fn the_c_library_functions_a_target_region_calls_are_defined_with_clangs_types() {
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/device_libc.c");
@@ -367,8 +366,8 @@ fn config_globals_fold_to_the_values_clang_emits() {
 }
 
 /// Nested parallel regions at -O0 chain runtime frames on CUDA's default
-/// 1 KiB stack; a dispatcher whose frame grew to 504 bytes overflowed it on
-/// an H100. Keep every runtime function's frame small.
+/// 1 KiB stack; a dispatcher frame of 504 bytes overflows it on an H100.
+/// Every runtime function's frame stays at most 256 bytes.
 #[test]
 fn runtime_stack_frames_stay_small() {
     let dir = scratch_dir("frames");
@@ -396,9 +395,10 @@ fn runtime_stack_frames_stay_small() {
     assert!(frames.len() > 50, "ptxas -v printed no frames:\n{log}");
     let worst = frames.iter().max_by_key(|f| f.1).unwrap();
     assert!(worst.1 <= 256, "largest runtime stack frame: {worst:?}");
-    // 72 bytes until the thread-state push and pop became calls at -O0
-    // (`out_of_line_at_o0!`), 104 since: clang always inlines this entry, and
-    // the -O0 kernels' own stack hardly moved (bare.c l79 +24 bytes).
+    // `__kmpc_parallel_60`'s bound allows for the thread-state push and pop
+    // being calls at -O0 (`out_of_line_at_o0!`); clang always inlines this
+    // entry, so what the kernels pay for its frame is in the -O0 static-cost
+    // table (`no_kernel_costs_more_than_with_llvm19_at_o0`).
     let parallel = frames.iter().filter(|f| f.0.contains("parallel_60")).map(|f| f.1).max().unwrap();
     assert!(parallel <= 112, "parallel_60 frame {parallel} bytes");
     let _ = std::fs::remove_dir_all(&dir);
@@ -508,9 +508,9 @@ fn scratch_dir(tag: &str) -> std::path::PathBuf {
     dir
 }
 
-/// The SPMD workhorse (`target teams distribute parallel for`, saxpy.c) keeps
-/// the static cost measured on 2026-11-23 (second session): 15 registers, no
-/// stack, no shared memory, no call (LLVM 19's runtime: 20 / 0 / 0). That
+/// The SPMD workhorse (`target teams distribute parallel for`, saxpy.c)
+/// takes at most 16 registers, no stack, no shared memory and no call
+/// (LLVM 19's runtime: 20 / 0 / 0). That
 /// needs openmp-opt to fold every runtime path of the kernel: the nested and
 /// serialized paths (behind the kernel environment's MayUseNestedParallelism),
 /// every write of a thread state, and the ICV queries inside the region
@@ -527,7 +527,7 @@ fn spmd_kernel_keeps_its_static_cost() {
     assert_eq!(cost.stack_bytes, 0, "{name}: stack frame");
     assert_eq!(cost.smem_bytes, 0, "{name}: static shared memory");
     // Every ICV query reads the thread-state pointer; an acquire load there
-    // (`ld.acquire.sys`) once sat in this kernel's loop, ten times per region.
+    // (`ld.acquire.sys`) would sit in this kernel's loop, ten times per region.
     let (ptx, text) = device_ptx(&src, &dir);
     assert!(text.contains(".entry") && text.contains("__omp_rtl_"), "no kernel with the runtime linked in {}", ptx.display());
     assert!(!text.contains("ld.acquire"), "an acquire load in saxpy's device code");
@@ -538,11 +538,10 @@ fn spmd_kernel_keeps_its_static_cost() {
 /// With `-foffload-lto` the runtime comes from `libompdevice.a` and is linked
 /// after the user's compile; its exported functions are hidden there, so the
 /// LTO link internalises them and openmp-opt folds the team state as in the
-/// default compile. Measured on 2026-11-25: saxpy's kernel 22 registers, no
-/// stack, no shared memory (default compile: 16 / 0 / 0; LLVM 19's LTO build:
-/// 24 registers); with the runtime's functions visible, the LTO link kept
-/// them, and sched.c's kernels stored the team state (112 bytes of shared
-/// memory) and needed 48-78 registers.
+/// default compile: saxpy's kernel takes fewer than 24 registers (LLVM 19's
+/// LTO build: 24), no stack and no shared memory. With the runtime's
+/// functions visible the LTO link keeps them, and sched.c's kernels store
+/// the team state (112 bytes of shared memory) and need 48-78 registers.
 #[test]
 fn lto_link_internalises_the_runtime_and_folds_its_state() {
     let (dir, _, costs) = lto_program_costs("saxpy");
@@ -558,9 +557,9 @@ fn lto_link_internalises_the_runtime_and_folds_its_state() {
 /// in the default compile: the LTO member calls clang's outlined functions
 /// with a plain `call` (`ir_rewrite::for_lto`), which openmp-opt makes direct.
 /// A region left out of line takes its two thread-id slots on the stack, so a
-/// kernel that calls one has a stack frame. Measured on 2026-11-25 with the
-/// runtime's `invoke`s: 18 of schedules.c's kernels called their region
-/// (8 bytes of stack each; `dynamic_1` 48 registers, 27 inlined), none now.
+/// kernel that calls one has a stack frame: with `invoke`s in the runtime,
+/// 18 of schedules.c's kernels call their region (8 bytes of stack each;
+/// `dynamic_1` 48 registers, 27 inlined). No kernel of schedules.c has one.
 #[test]
 fn lto_link_inlines_the_parallel_regions() {
     let (dir, _, costs) = lto_program_costs("schedules");
@@ -572,13 +571,13 @@ fn lto_link_inlines_the_parallel_regions() {
 
 /// A kernel that calls a function takes at least 24 registers: ptxas -c
 /// compiles a `.func` to the calling convention's registers and nvlink gives
-/// the kernel the most of anything it calls (checked on 2026-11-25 with a
-/// function of one shared load). In a file with kernels of both modes
-/// openmp-opt cannot fold `__kmpc_is_spmd_exec_mode` in the runtime's shared
-/// functions; `noinline`, the call then stayed in the LTO build of
-/// state_machines.c's SPMDized kernel: 24 registers and 5 bytes of shared
-/// memory, 10 and none since the call is inlined after openmp-opt (LLVM 19's
-/// LTO build: 10 and none).
+/// the kernel the most of anything it calls (a function of one shared load
+/// is enough). In a file with kernels of both modes openmp-opt cannot fold
+/// `__kmpc_is_spmd_exec_mode` in the runtime's shared functions, so the
+/// query is inlined after openmp-opt: left a call (`noinline`), it costs the
+/// LTO build of state_machines.c's SPMDized kernel 24 registers and 5 bytes
+/// of shared memory. The kernel takes fewer than 24 registers and no shared
+/// memory (LLVM 19's LTO build: 10 and none).
 #[test]
 fn lto_link_inlines_the_mode_query_it_cannot_fold() {
     let (dir, _, costs) = lto_program_costs("state_machines");
@@ -588,8 +587,6 @@ fn lto_link_inlines_the_mode_query_it_cannot_fold() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A runtime function in a linked image: `__kmpc_*`/`omp_*` entry points and
-/// the runtime's own (Rust-mangled) functions.
 /// `detach`'s functions, which the runtime calls through a table that only
 /// a program with `detach` publishes (`detach::hooks`): indirect calls, out
 /// of line by design.
@@ -597,6 +594,8 @@ fn is_detach_hook(name: &str) -> bool {
     name.contains("omprt_device_rtl5tasks6detach")
 }
 
+/// A runtime function in a linked image: `__kmpc_*`/`omp_*` entry points and
+/// the runtime's own (Rust-mangled) functions.
 fn is_runtime_function(name: &str) -> bool {
     name.starts_with("__kmpc_") || name.starts_with("omp_") || name.starts_with("_RN")
 }
@@ -604,9 +603,9 @@ fn is_runtime_function(name: &str) -> bool {
 /// A static schedule over a constant trip count below 2^16 divides it by the
 /// team size, which LLVM knows is at most 1024: unless the runtime hides the
 /// divisor's range (`arch::wide_divisor`), LLVM makes that a 16-bit division
-/// and ptxas -c a routine call. Measured on 2026-11-23: small_loop.c's
-/// unchunked kernel 16 registers with the 32-bit division, 24 without
-/// (LLVM 19: 24).
+/// and ptxas -c a routine call. With the 32-bit division small_loop.c's
+/// unchunked kernel takes at most 16 registers; with the call, 24 (LLVM 19:
+/// 24).
 #[test]
 fn static_schedule_over_a_small_constant_trip_count_stays_cheap() {
     let (dir, _, costs) = program_costs("small_loop", "-O2");
@@ -619,9 +618,8 @@ fn static_schedule_over_a_small_constant_trip_count_stays_cheap() {
 /// runtime in (SPMD-ization guards call `__kmpc_barrier_simple_spmd`, state
 /// machines `__kmpc_get_hardware_thread_id_in_block`). The runtime keeps those
 /// in every link (`ir_rewrite::KEEP_LINKED`), so the calls find a definition
-/// and are inlined; before, they stayed calls into libompdevice.a, and a
-/// call costs a kernel registers (dyn_shared.c's generic kernel 30 -> 26,
-/// teams.c 24 -> 14, measured 2026-11-23).
+/// and are inlined; left calls into libompdevice.a, they cost a kernel
+/// registers (teams.c's kernel: 24 with the call, 14 without).
 #[test]
 fn calls_openmp_opt_adds_are_inlined() {
     let dir = scratch_dir("keep-linked");
@@ -641,13 +639,12 @@ fn calls_openmp_opt_adds_are_inlined() {
 /// made (the team gives them back to a list the next allocation frees,
 /// `deferred_free`), and the trap for a generic-mode region without a wrapper
 /// must not `printf` (its message needs `-fopenmp-target-debug`,
-/// `debug::contract`). Measured: schedules.c's `schedule(dynamic, 1)` kernel
-/// 38 -> 34 registers without the `free` (2026-11-23); its `schedule(static)`
-/// kernel 24 -> 16 without the `printf` (LLVM 19: 16; 2026-11-24). Since the
-/// region entry asks `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per
-/// kernel, that trap is gone from such kernels altogether (tenth revision of
-/// the lowering report); it comes back if the entry reads the team state's
-/// mode again.
+/// `debug::contract`): the `free` costs schedules.c's `schedule(dynamic, 1)`
+/// kernel 4 registers, the `printf` its `schedule(static)` kernel 8 (16
+/// without it, as with LLVM 19). The region entry asks
+/// `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per kernel, so that
+/// trap is not in such kernels at all; an entry that reads the team state's
+/// mode brings it back.
 #[test]
 fn spmd_kernel_in_a_mixed_file_makes_no_call() {
     let dir = scratch_dir("kernel-end");
@@ -663,11 +660,10 @@ fn spmd_kernel_in_a_mixed_file_makes_no_call() {
 /// shared copy, so the last team's master folds the teams' records alone; the
 /// test that says so must fold in files with kernels of both modes too
 /// (large_strides.c), by the reduce list naming a shared variable, or clang's
-/// copy callback and its 128-byte buffer stay (192 -> 64 bytes of shared
-/// memory; LLVM 19: 72). The master's loop over the records is unrolled twice
-/// by LLVM and then carries ptxas's `nounroll` (the `__omprt_unroll_twice`
-/// marker): unrolled by ptxas, the kernel took 48 registers, not 26 (LLVM 19:
-/// 31; 2026-11-25).
+/// copy callback and its 128-byte buffer in shared memory stay. The
+/// master's loop over the records is unrolled twice by LLVM and then carries ptxas's `nounroll` (the
+/// `__omprt_unroll_twice` marker): unrolled by ptxas, the kernel takes 48
+/// registers rather than 26 (LLVM 19: 31).
 #[test]
 fn spmdized_teams_reduction_folds_on_the_master_unrolled_twice() {
     let dir = scratch_dir("teams-fold");
@@ -681,9 +677,9 @@ fn spmdized_teams_reduction_folds_on_the_master_unrolled_twice() {
 
 /// An `ordered` loop keeps its bounds in each thread's record, so a program
 /// whose dispatched loops are all `ordered` never writes the team's loop
-/// record and the optimiser drops that static: 40 bytes of every kernel's shared
-/// memory (ordered.c 89 -> 49 bytes; LLVM 19: 60; 2026-11-24). schedules.c,
-/// with plain dynamic loops, must keep it, or the check proves nothing.
+/// record and the optimiser drops that static: 40 bytes of every kernel's
+/// shared memory. schedules.c, with plain dynamic loops, must keep it, or the
+/// check proves nothing.
 #[test]
 fn ordered_loops_leave_the_team_loop_record_out() {
     let dir = scratch_dir("team-loop");
@@ -699,9 +695,8 @@ fn ordered_loops_leave_the_team_loop_record_out() {
 /// Only `ordered` loops write the flag that lets `__kmpc_dispatch_next_*`
 /// look for an `ordered` record, so in a program without such loops the
 /// optimiser folds it, and the record path with its copy of the chunk grabs
-/// goes (schedules.c at -O2: 2386 -> 2359 registers; l74_1 under
-/// -foffload-lto 30 -> 28, LLVM 19: 28; 2026-11-25). ordered.c must keep the
-/// flag, or the check proves nothing.
+/// goes (it costs schedules.c's kernels 27 registers in all at -O2).
+/// ordered.c must keep the flag, or the check proves nothing.
 #[test]
 fn programs_without_ordered_loops_fold_the_ordered_path() {
     let dir = scratch_dir("ordered-flag");
@@ -748,8 +743,8 @@ fn separately_compiled_files_link_with_offload_lto() {
 /// `omp_set_default_allocator` writes the flag. tasks.c, whose tasks would
 /// save and restore it, keeps neither; device_icvs.c, which sets it, keeps
 /// both, or the check proves nothing. As a field of the team state the ICV
-/// cost reductions_all.c 4 bytes (144 -> 148, LLVM 19: 148) and tasks.c l15
-/// 6 registers (2026-11-26).
+/// costs reductions_all.c 4 bytes of shared memory and tasks.c l15 6
+/// registers.
 #[test]
 fn programs_that_never_set_a_default_allocator_drop_its_icv() {
     let dir = scratch_dir("def-allocator");
@@ -767,10 +762,9 @@ fn programs_that_never_set_a_default_allocator_drop_its_icv() {
 /// (`target teams distribute parallel for`) has one at its start and two per
 /// chunk of the team loop: one at the SPMD region's entry, after which every
 /// thread sets the region's fields itself, and one at its end, after which
-/// every thread clears them. Until 2026-11-26 thread 0 set them and cleared
-/// them, and a barrier published each (6 in all, then 5 with the end's gone),
-/// and the kernel's end had one, before the release of per-thread arrays,
-/// which a file that makes none now drops with it (4 -> 3).
+/// every thread clears them, so no barrier publishes them. The kernel's end
+/// barrier, before the release of per-thread arrays, goes with that release
+/// in a file that makes none. At most 3 in all.
 #[test]
 fn spmd_region_in_a_team_loop_costs_two_block_barriers() {
     let dir = scratch_dir("spmd-barriers");
@@ -784,9 +778,9 @@ fn spmd_region_in_a_team_loop_costs_two_block_barriers() {
 /// Only a teams reduction reads the launch environment, so only a kernel
 /// whose environment declares one writes it into the team state. In a file
 /// with a teams reduction (stream.c's dot) the field stays a shared-memory
-/// static; a kernel that wrote it without reading it (copy) reserved static
+/// static; a kernel that writes it without reading it (copy) reserves static
 /// shared memory for it: 8 bytes in stream.c, and in BabelStream's OpenMP
-/// model, where `ptxas -c` put the field in one shared block with clang's
+/// model, where `ptxas -c` puts the field in one shared block with clang's
 /// 128-byte reduction scratch, 136 bytes in every kernel (LLVM 19's
 /// whole-program build: 0).
 #[test]
@@ -802,8 +796,8 @@ fn kernels_without_a_teams_reduction_use_no_shared_memory() {
 /// A generic-mode region's entry sizes the team from a plain read of the
 /// block size, which LLVM computes once before a team's loop of regions
 /// (generic.c): the main thread's path to the entry barrier, which every
-/// worker waits for, reads no `%ntid.x`. With the `asm` re-read there, the
-/// kernel read it 7 times, 2 of them in that path (2026-11-26).
+/// worker waits for, reads no `%ntid.x`: at most 5 reads in the kernel. An
+/// `asm` re-read there makes it 7, 2 of them in that path.
 #[test]
 fn generic_region_entry_sizes_the_team_outside_the_loop() {
     let dir = scratch_dir("generic-entry");
@@ -815,12 +809,11 @@ fn generic_region_entry_sizes_the_team_outside_the_loop() {
 }
 
 /// With `-foffload-lto` every thread clears an SPMD region's fields after
-/// its end barrier, as in the compile-time copy. Until 2026-11-26 thread 0
-/// did, and a second barrier published it: every thread clearing had cost
-/// schedules.c's `target parallel for schedule(dynamic)` kernels the path of
-/// a thread's own loop records, 520 -> 540 bytes of shared memory and 18 ->
-/// 22 registers (LLVM 19: 1552 bytes, 28); measured again then, it costs
-/// them nothing.
+/// its end barrier, as in the compile-time copy, at no cost to
+/// schedules.c's `target parallel for schedule(dynamic)` kernels: at most 520
+/// bytes of shared memory and 18 registers (LLVM 19: 1552 bytes, 28). A
+/// clearing that keeps the path of a thread's own loop records alive shows
+/// here as more of both.
 #[test]
 fn lto_dynamic_loops_keep_their_shared_memory() {
     let (dir, _, costs) = lto_program_costs("schedules");
@@ -837,10 +830,9 @@ fn lto_dynamic_loops_keep_their_shared_memory() {
 /// a barrier in a program that makes no per-thread array: LLVM knows the
 /// device flag that only the making of one sets unset and drops the kernel
 /// end's release with its barrier, and openmp-opt then drops the region's end
-/// barrier, after which every thread only clears the region's fields
-/// (thread_ids.c l10 16 -> 12 registers, parallel_for.c l9 20 -> 18; LLVM
-/// 19: 14, 18; 2026-11-26). tasks.c's tasks make records: it keeps the flag,
-/// or the check proves nothing.
+/// barrier, after which every thread only clears the region's fields.
+/// tasks.c's tasks make records: it keeps the flag, or the check proves
+/// nothing.
 #[test]
 fn lto_kernels_end_without_a_barrier_where_no_per_thread_array_is_made() {
     let dir = scratch_dir("lto-kernel-end");
@@ -859,10 +851,10 @@ fn lto_kernels_end_without_a_barrier_where_no_per_thread_array_is_made() {
 /// select, not a branch: openmp-opt's first walk of a kernel's branches asks
 /// for the value a branch tests before it knows which threads run what, and
 /// then keeps the stores it could not rule out. With `-foffload-lto`
-/// thread_ids.c l24 (a `num_threads(40)` region whose thread 0 asks) kept
-/// the team state's size field and its stores once its kernel end lost the
-/// release (8 -> 11 registers, 0 -> 4 bytes of shared memory; LLVM 19: 8, 0;
-/// 2026-11-26).
+/// thread_ids.c l24 (a `num_threads(40)` region whose thread 0 asks, in a
+/// kernel whose end has no release) takes at most 8 registers and no shared
+/// memory (LLVM 19: 8, 0); with a branch it keeps the team state's size
+/// field and its stores: 11 registers and 4 bytes.
 #[test]
 fn lto_region_team_size_folds_in_a_partial_team() {
     let (dir, _, costs) = lto_program_costs("thread_ids");
@@ -875,9 +867,8 @@ fn lto_region_team_size_folds_in_a_partial_team() {
 /// A 32-bit dynamic or guided loop with constant stride and chunk takes 16
 /// bytes of the team's shared memory, as with LLVM 19's runtime: the counter,
 /// and the lower bound and last iteration in one word, the guided shift
-/// riding in the counter's top byte (the benchmark's uneven_dynamic1 and
-/// uneven_guided: 28 and 27 bytes with the loop's 64-bit record until
-/// 2026-11-25).
+/// riding in the counter's top byte (with the loop's 64-bit record the
+/// benchmark's uneven_dynamic1 and uneven_guided take 28 and 27 bytes).
 #[test]
 fn narrow_dynamic_loops_take_sixteen_bytes_of_shared_memory() {
     let src = xtask::repo_root().join("tests-gpu/bench/sched.c");
@@ -894,8 +885,8 @@ fn narrow_dynamic_loops_take_sixteen_bytes_of_shared_memory() {
 /// the pointer to the threads' loop records, 16 bytes, and 4 more where the
 /// team is smaller than the block (its size): the `ordered` turn is the
 /// records array's header word on the heap, and the thread-state array, which
-/// these kernels never install, has a static of its own that the link drops.
-/// Until 2026-11-25: 32-36 bytes (LLVM 19: 16-20).
+/// these kernels never install, has a static of its own that the link drops
+/// (LLVM 19: 16-20 bytes).
 #[test]
 fn lto_ordered_loops_keep_their_turn_with_the_records() {
     let (dir, _, costs) = lto_program_costs("ordered");
@@ -910,12 +901,11 @@ fn lto_ordered_loops_keep_their_turn_with_the_records() {
 /// In a program whose kernels all run SPMD (dyn_shared.c: openmp-opt
 /// SPMDizes both generic ones), nothing waits for a generic-mode region, so
 /// the optimiser must drop every generic-mode wrapper, and with them the
-/// argument slots. The region entry's generic-mode path held them, which
-/// stayed while the entry read the mode from the team state (it does not fold
-/// in a file with kernels of several modes); it now asks
-/// `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per kernel. With the
-/// slots gone, openmp-opt forwards the variables clang globalizes for the
-/// region: l30's shared memory 224 -> 176 bytes (LLVM 19: 176; 2026-11-24).
+/// argument slots. The region entry's generic-mode path holds them, so the
+/// entry asks `__kmpc_is_spmd_exec_mode`, which openmp-opt folds per kernel,
+/// not the team state's mode, which does not fold in a file with kernels of
+/// several modes. With the slots gone, openmp-opt forwards the variables
+/// clang globalizes for the region (48 bytes of l30's shared memory).
 /// state_machines.c, with a kernel that stays generic, must keep its wrapper,
 /// or the check proves nothing.
 #[test]
@@ -939,11 +929,11 @@ fn all_spmd_program_keeps_no_generic_mode_wrapper() {
 /// (bench/generic.c: kernel pointers and variables clang globalizes) reaches
 /// its workers without the argument slots: the main thread writes each slot
 /// with its own store (`memory::share_variables`), openmp-opt forwards the
-/// values to the workers' loads, and the slots fold away. Measured on
-/// 2026-11-25: 38 -> 32 registers and 120 -> 56 bytes of shared memory
-/// (LLVM 19: 32 and 60); the region's loop reads `c` and `a` with global
-/// loads and stores, and its factor once, where a `memcpy` into the slots
-/// left generic pointers and a shared load per iteration.
+/// values to the workers' loads, and the slots fold away: the region's loop
+/// reads `c` and `a` with global loads and stores and its factor once. A
+/// `memcpy` into the slots leaves generic pointers and a shared load per
+/// iteration, and costs the kernel 6 registers and 64 bytes of shared
+/// memory.
 #[test]
 fn generic_region_arguments_reach_the_workers_without_the_slots() {
     let dir = scratch_dir("generic-args");
@@ -964,7 +954,7 @@ fn generic_region_arguments_reach_the_workers_without_the_slots() {
 /// SPMD one holds the threads outside the team in a `barrier.red.or` (that
 /// no call is left: the corpus test). If the
 /// kernels stop calling the function or openmp-opt learns to fold the mode
-/// there, the program no longer covers that path and needs another shape.
+/// there, the program misses that path and needs another shape.
 #[test]
 fn region_shared_by_both_modes_asks_the_mode_at_run_time() {
     let dir = scratch_dir("mixed-modes");
@@ -987,7 +977,8 @@ fn region_shared_by_both_modes_asks_the_mode_at_run_time() {
 
 /// At -O0 only the always-inliner runs: inlining `__kmpc_parallel_60` with
 /// clang's constant `nargs` must leave only that arity's call, or the
-/// 32-argument one sets every kernel's registers (156 before; LLVM 19: 59).
+/// 32-argument one sets every kernel's registers (156; LLVM 19: 59). At most
+/// 64.
 #[test]
 fn unoptimised_kernel_keeps_one_region_arity() {
     let (dir, _, costs) = saxpy_costs("-O0");
@@ -1001,8 +992,8 @@ fn unoptimised_kernel_keeps_one_region_arity() {
 /// pointers) every kernel reaches the dispatched loops. ptxas -O0 gives a
 /// function about as many registers as it has code, so those stay split
 /// into functions of their own at -O0 (`out_of_line_at_o0!`): 54 registers,
-/// 60 in the two kernels with 64-bit dispatched loops (75 while `init_bounds`
-/// was one function; LLVM 19: 54-60).
+/// 60 in the two kernels with 64-bit dispatched loops (75 with `init_bounds`
+/// in one function; LLVM 19: 54-60).
 #[test]
 fn unoptimised_dispatched_loops_stay_small() {
     let (dir, _, costs) = program_costs("schedules", "-O0");

@@ -42,10 +42,11 @@ commands:
                  target/omprt/conformance/ (or --out DIR) for the GPU run (docs/conformance.md)
   remarks        openmp-opt remark ids per corpus program at -O2, omprt (clang 22)
                  vs LLVM 19's DeviceRTL (clang 19)
-  prose [DIR...] comment lines in .rs files under DIR (default: abi device-rtl
-                 host-plugin xtask) with a date, the word 'revision', an 'a -> b'
-                 figure of digits, or a reference to ABI-CONTRACT.md, STYLE.md or
-                 DESIGN.md; exits 1 when it finds any
+  prose [DIR...] comment lines in .rs files under DIR (default: the workspace's
+                 members, abi device-rtl host-plugin nvlink tests-gpu xtask) with a
+                 date, the word 'revision', an 'a -> b' figure of digits, or a
+                 reference to ABI-CONTRACT.md, STYLE.md or DESIGN.md; exits 1 when it
+                 finds any
   report [--check]
                  write docs/lowering-report.md from the remarks and the four static-cost
                  tables (--check: compare with it instead, and fail if it differs)

@@ -12,8 +12,9 @@
 use crate::Result;
 use std::path::{Path, PathBuf};
 
-/// The directories `cargo xtask prose` reads when given none.
-pub const DEFAULT_DIRS: [&str; 4] = ["abi", "device-rtl", "host-plugin", "xtask"];
+/// The directories `cargo xtask prose` reads when given none: the
+/// workspace's members, each with its tests (`scripts/test.sh` runs it).
+pub const DEFAULT_DIRS: [&str; 6] = ["abi", "device-rtl", "host-plugin", "nvlink", "tests-gpu", "xtask"];
 
 /// The word that numbers versions of a report, in any case.
 pub const REPORT_VERSION_WORD: &str = "revision";
@@ -291,6 +292,20 @@ fn f<'a>(s: &'a str) -> u32 {
     fn comments_after_strings_and_lifetimes_are_read_on_their_own_lines() {
         let src = "fn f<'a>(x: &'a str) {\n    let s = \"a\\\"b // not a comment\n still the string\"; // 1 -> 2\n    /* one\n       2026-11-29 */ let c = '/';\n}\n";
         assert_eq!(flagged(src), vec![(3, vec![Problem::Figure]), (5, vec![Problem::Date])]);
+    }
+
+    /// A crate added to the workspace is read too, or its comments go
+    /// unchecked.
+    #[test]
+    fn the_default_dirs_are_the_workspace_members() {
+        let manifest = std::fs::read_to_string(crate::repo_root().join("Cargo.toml")).expect("the workspace's Cargo.toml");
+        let line = manifest.lines().find(|l| l.trim_start().starts_with("members")).expect("a members line in Cargo.toml");
+        let list = line.split_once('[').and_then(|(_, rest)| rest.split_once(']')).expect("members = [...] on one line").0;
+        let mut members: Vec<&str> = list.split(',').map(|m| m.trim().trim_matches('"')).filter(|m| !m.is_empty()).collect();
+        members.sort_unstable();
+        let mut dirs = DEFAULT_DIRS.to_vec();
+        dirs.sort_unstable();
+        assert_eq!(dirs, members);
     }
 
     #[test]
