@@ -154,7 +154,11 @@ pub fn debian_changelog(version: &str, maintainer: &str, date_rfc2822: &str, cha
                 // Every line indented: the changelog format reads a line
                 // starting in column 0 as a new entry or its trailer.
                 let line = line.trim_end();
-                s += &if line.is_empty() { "\n".to_string() } else { format!("    {line}\n") };
+                if line.is_empty() {
+                    s += "\n";
+                } else {
+                    s += &wrapped(line, 4, CHANGELOG_COLUMNS);
+                }
             }
         }
         None => s += &format!("  * Release {version}: the OpenMP device runtime for NVIDIA GPUs for clang-22\n    and flang-22, and the omprt command.\n"),
@@ -165,6 +169,39 @@ pub fn debian_changelog(version: &str, maintainer: &str, date_rfc2822: &str, cha
     }
     s += &format!("\n -- {maintainer}  {date_rfc2822}\n");
     s
+}
+
+/// The widest line lintian accepts in a Debian changelog.
+const CHANGELOG_COLUMNS: usize = 80;
+
+/// `line` indented by `indent`, wrapped at spaces to at most `columns`
+/// columns; a continuation goes under the text after the line's own
+/// indentation and list marker (`- `, `* `). A word longer than a line
+/// stands alone on its line.
+fn wrapped(line: &str, indent: usize, columns: usize) -> String {
+    let own = line.len() - line.trim_start().len();
+    let marker = if line.trim_start().starts_with("- ") || line.trim_start().starts_with("* ") { 2 } else { 0 };
+    let first = " ".repeat(indent + own);
+    let next = " ".repeat(indent + own + marker);
+    let mut out = String::new();
+    let mut current = first.clone();
+    let mut empty = true;
+    for word in line.trim_start().split(' ').filter(|w| !w.is_empty()) {
+        if !empty && current.chars().count() + 1 + word.chars().count() > columns {
+            out += &current;
+            out.push('\n');
+            current = next.clone();
+            empty = true;
+        }
+        if !empty {
+            current.push(' ');
+        }
+        current += word;
+        empty = false;
+    }
+    out += &current;
+    out.push('\n');
+    out
 }
 
 /// `debian/copyright` in the machine-readable format (DEP-5).
@@ -420,6 +457,27 @@ mod tests {
         assert!(body.iter().all(|l| l.starts_with("  ")), "{c}");
         let minimal = debian_changelog("0.1.0", "A B <a@b.c>", "date", None);
         assert!(minimal.contains("  * Release 0.1.0: the OpenMP device runtime"), "{minimal}");
+    }
+
+    /// lintian warns on changelog lines over 80 columns: CHANGELOG.md's
+    /// lines (up to 100 columns, indented by 4 here) are wrapped, a list
+    /// item's continuation under its text, with every word kept.
+    #[test]
+    fn the_changelog_wraps_long_lines_at_80_columns() {
+        let item = format!("- {} (2026-11-29)", "a changed word".repeat(12));
+        let md = format!("## [Unreleased]\n\n{item}\n  {}\n", "continued".repeat(3));
+        let c = debian_changelog("0.1.0", "A B <a@b.c>", "date", Some(&md));
+        assert!(c.lines().all(|l| l.chars().count() <= 80), "{c}");
+        let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        let body: String = c.lines().filter(|l| l.starts_with("    ")).collect::<Vec<_>>().join(" ");
+        assert_eq!(words(&body), words(&md), "{c}");
+        assert!(c.contains("\n    - a changed word"), "{c}");
+        assert!(c.contains("\n      a changed word") || c.contains("\n      changed word") || c.contains("\n      word"), "continuation under the item's text: {c}");
+        // The project's own CHANGELOG.md, as the package ships it.
+        let ours = std::fs::read_to_string(repo_root().join("CHANGELOG.md")).unwrap();
+        let c = debian_changelog("0.1.0", "A B <a@b.c>", "date", Some(&ours));
+        let long: Vec<&str> = c.lines().filter(|l| l.chars().count() > 80).collect();
+        assert!(long.is_empty(), "{long:?}");
     }
 
     #[test]
