@@ -379,16 +379,68 @@ fn move_alloc_moves_the_storage_and_bounds() {
     on_device(|| unsafe {
         let blocks = live_blocks();
         let (to, from) = (Desc::allocatable(4, type_code::INT32, 1), Desc::allocatable(4, type_code::INT32, 1));
-        let (_s, v) = array(&[1i32, 2, 3], &[3]);
+        let (_s, mut v) = array(&[1i32, 2, 3], &[3]);
+        v.set_dim(0, Dim { lower_bound: -1, ..v.dim(0) });
         _FortranAAssign(from.ptr(), v.ptr(), file(), 1);
         let (_t, w) = array(&[9i32], &[1]);
         _FortranAAssign(to.ptr(), w.ptr(), file(), 1);
         let storage = from.base();
         assert_eq!(_FortranAMoveAlloc(to.ptr(), from.ptr(), NULL, false, NULL, file(), 1), 0);
         assert_eq!((to.base(), to.read::<i32>()), (storage, vec![1, 2, 3]));
+        assert_eq!((to.lower_bounds(), to.extents()), (vec![-1], vec![3]), "FROM's bounds");
         assert!(from.base().is_null());
         assert_eq!(live_blocks(), blocks + 1, "TO's old storage is freed");
-        _FortranAAllocatableDeallocate(to.ptr(), false, NULL, file(), 1);
+        // An unallocated FROM leaves TO unallocated.
+        assert_eq!(_FortranAMoveAlloc(to.ptr(), from.ptr(), NULL, false, NULL, file(), 1), 0);
+        assert!(to.base().is_null() && from.base().is_null());
+        assert_eq!(live_blocks(), blocks);
+    });
+}
+
+/// `CSHIFT`, `PACK` and `TRANSPOSE` of a derived type with an allocatable
+/// component: each element of the result is a deep copy.
+#[test]
+fn array_transformations_deep_copy_derived_elements() {
+    let t = bag();
+    let tp = t.ptr() as usize;
+    on_device(move || unsafe {
+        let tp = tp as *const DerivedType;
+        let blocks = live_blocks();
+        // x = [bag(1, [1, 2]), bag(2, [3]), bag(3, unallocated)]
+        let x = Desc::allocatable_derived(tp, 1);
+        _FortranAAllocatableSetBounds(x.ptr(), 0, 1, 3);
+        _FortranAAllocatableAllocate(x.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        fill_bag(x.base(), 1, &[1.0, 2.0]);
+        fill_bag(x.base().add(56), 2, &[3.0]);
+        *(x.base().add(112) as *mut i32) = 3;
+        assert_eq!(live_blocks(), blocks + 3);
+        let bags = |d: &Desc| -> Vec<(i32, Vec<f64>)> {
+            (0..d.extents().iter().product::<i64>() as usize)
+                .map(|i| (*(d.base().add(56 * i) as *const i32), bag_values(d.base().add(56 * i)).1))
+                .collect()
+        };
+        let r = Desc::empty();
+        _FortranACshiftVector(r.ptr(), x.ptr(), 1, file(), 1);
+        assert_eq!(bags(&r), [(2, vec![3.0]), (3, vec![]), (1, vec![1.0, 2.0])]);
+        assert_eq!(r.derived_type(), tp);
+        assert_ne!(bag_values(r.base().add(112)).0, bag_values(x.base()).0, "storage of its own");
+        assert_eq!(live_blocks(), blocks + 3 + 3);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks + 3, "the copies' components are freed with them");
+        let (_m, mask) = logicals(&[true, false, true], &[3], 4);
+        _FortranAPack(r.ptr(), x.ptr(), mask.ptr(), NULL, file(), 1);
+        assert_eq!(bags(&r), [(1, vec![1.0, 2.0]), (3, vec![])]);
+        assert_ne!(bag_values(r.base()).0, bag_values(x.base()).0, "storage of its own");
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // x viewed as a 1x3 matrix, transposed to 3x1.
+        let mut m = Desc::empty();
+        m.establish(x.base(), 56, type_code::STRUCT, attribute::OTHER, &contiguous(&[1, 3], &[1, 1], 56), Some(tp));
+        _FortranATranspose(r.ptr(), m.ptr(), file(), 1);
+        assert_eq!((r.extents(), bags(&r)), (vec![3, 1], vec![(1, vec![1.0, 2.0]), (2, vec![3.0]), (3, vec![])]));
+        assert_ne!(bag_values(r.base().add(56)).0, bag_values(x.base().add(56)).0, "storage of its own");
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAAllocatableDeallocate(x.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks, "nothing leaked or freed twice");
     });
 }
 

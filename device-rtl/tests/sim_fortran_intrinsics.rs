@@ -106,6 +106,56 @@ fn index_finds_empty_substrings_at_the_ends() {
     }
 }
 
+/// A CHARACTER(KIND=2 or 4) array of `values` (each of `len` code points).
+fn wide<T: Copy>(values: &[&[T]], len: usize, extents: &[i64], code: i8) -> (Buf, Desc) {
+    let flat: Vec<T> = values.iter().flat_map(|v| v.iter().copied()).collect();
+    assert_eq!(flat.len(), values.len() * len);
+    let buf = Buf::of(&flat);
+    let elem = len * std::mem::size_of::<T>();
+    let mut d = Desc::empty();
+    d.establish(buf.ptr(), elem, code, attribute::OTHER, &contiguous(extents, &vec![1; extents.len()], elem), None);
+    (buf, d)
+}
+
+/// TRIM, ADJUSTL and ADJUSTR of CHARACTER(KIND=2) and (KIND=4): lengths in
+/// characters, a blank the code point 32 (U+2020 holds two 0x20 bytes and
+/// is no blank).
+#[test]
+fn trim_and_adjust_count_wide_characters() {
+    let b = b' ' as u16;
+    let got = on_device(move || unsafe {
+        let (_a, s) = wide::<u16>(&[&[b, 0x2020, b'a' as u16, b], &[0x2020, b, b, b]], 4, &[2], type_code::CHAR16);
+        let (l, r, t) = (Desc::empty(), Desc::empty(), Desc::empty());
+        _FortranAAdjustl(l.ptr(), s.ptr(), file(), 1);
+        _FortranAAdjustr(r.ptr(), s.ptr(), file(), 1);
+        let mut first = Desc::empty();
+        first.establish(s.base(), 8, type_code::CHAR16, attribute::OTHER, &[], None);
+        _FortranATrim(t.ptr(), first.ptr(), file(), 1);
+        let two = (l.read::<[u16; 4]>(), r.read::<[u16; 4]>(), (t.header().type_code, t.header().elem_len), t.read_bytes()[0].clone());
+        for d in [&l, &r, &t] {
+            _FortranAAllocatableDeallocate(d.ptr(), false, NULL, file(), 1);
+        }
+        let (_c, w) = wide::<u32>(&[&[32, 32, 0x4e2d, b'b' as u32]], 4, &[], type_code::CHAR32);
+        _FortranAAdjustl(l.ptr(), w.ptr(), file(), 1);
+        _FortranAAdjustr(r.ptr(), w.ptr(), file(), 1);
+        _FortranATrim(t.ptr(), l.ptr(), file(), 1);
+        let four = (l.read::<[u32; 4]>(), r.read::<[u32; 4]>(), t.header().elem_len, t.read::<[u32; 2]>());
+        for d in [&l, &r, &t] {
+            _FortranAAllocatableDeallocate(d.ptr(), false, NULL, file(), 1);
+        }
+        (two, four)
+    });
+    let (two, four) = got;
+    assert_eq!(two.0, [[0x2020, b'a' as u16, b, b], [0x2020, b, b, b]]);
+    assert_eq!(two.1, [[b, b, 0x2020, b'a' as u16], [b, b, b, 0x2020]]);
+    assert_eq!(two.2, (type_code::CHAR16, 6), "three characters of two bytes");
+    let trimmed: Vec<u8> = [b, 0x2020, b'a' as u16].iter().flat_map(|c| c.to_ne_bytes()).collect();
+    assert_eq!(two.3, trimmed);
+    assert_eq!(four.0, [[0x4e2d, b'b' as u32, 32, 32]]);
+    assert_eq!(four.1, [[32, 32, 0x4e2d, b'b' as u32]]);
+    assert_eq!((four.2, four.3), (8, vec![[0x4e2d, b'b' as u32]]));
+}
+
 /// An IEEE format: stored mantissa bits and exponent bias.
 #[derive(Clone, Copy)]
 struct Format {

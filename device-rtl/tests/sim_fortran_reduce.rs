@@ -494,6 +494,230 @@ fn character_extrema_compare_blank_padded() {
 }
 
 #[test]
+fn character_reductions_with_dim_take_each_lane() {
+    on_device(|| unsafe {
+        // w = reshape(["pear", "apple", "fig", "fig", "kiwi", "plum"], [2, 3])
+        let (_a, w) = characters(&["pear", "apple", "fig", "fig", "kiwi", "plum"], 5, &[2, 3]);
+        let r = Desc::empty();
+        _FortranAMaxvalDim(r.ptr(), w.ptr(), 1, file(), 1, NULL);
+        assert_eq!((r.extents(), r.read_bytes()), (vec![3], vec![b"pear ".to_vec(), b"fig  ".to_vec(), b"plum ".to_vec()]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMinvalDim(r.ptr(), w.ptr(), 2, file(), 1, NULL);
+        assert_eq!((r.extents(), r.read_bytes()), (vec![2], vec![b"fig  ".to_vec(), b"apple".to_vec()]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // A lane with nothing selected: CHAR(0) for MAXVAL, CHAR(255) for MINVAL.
+        let (_m, mask) = logicals(&[true, false, false, false, true, true], &[2, 3], 4);
+        _FortranAMaxvalDim(r.ptr(), w.ptr(), 1, file(), 1, mask.ptr());
+        assert_eq!(r.read_bytes(), [b"pear ".to_vec(), vec![0; 5], b"plum ".to_vec()]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMinvalDim(r.ptr(), w.ptr(), 1, file(), 1, mask.ptr());
+        assert_eq!(r.read_bytes(), [b"pear ".to_vec(), vec![255; 5], b"kiwi ".to_vec()]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_n, none) = logicals(&[false], &[], 1);
+        _FortranAMinvalCharacter(r.ptr(), w.ptr(), file(), 1, none.ptr());
+        assert_eq!((r.header().rank, r.read_bytes()), (0, vec![vec![255; 5]]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // A rank-1 array with DIM= gives a scalar.
+        let (_v, v) = characters(&["b", "c", "a"], 1, &[3]);
+        _FortranAMinvalDim(r.ptr(), v.ptr(), 1, file(), 1, NULL);
+        assert_eq!((r.header().rank, r.read_bytes()), (0, vec![b"a".to_vec()]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // Locations along a dimension, ties to the first (the last with BACK=).
+        _FortranAMaxlocDim(r.ptr(), w.ptr(), 4, 2, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [1, 3]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMinlocDim(r.ptr(), w.ptr(), 8, 1, file(), 1, NULL, false);
+        assert_eq!(r.read::<i64>(), [2, 1, 1]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMinlocDim(r.ptr(), w.ptr(), 2, 1, file(), 1, NULL, true);
+        assert_eq!(r.read::<i16>(), [2, 2, 1]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAMaxlocDim(r.ptr(), w.ptr(), 4, 1, file(), 1, mask.ptr(), false);
+        assert_eq!(r.read::<i32>(), [1, 0, 2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn findloc_compares_values_of_other_types_as_fortran_converts_them() {
+    on_device(|| unsafe {
+        let r = Desc::empty();
+        // A REAL(4) array and an INTEGER value: 2 == 2.0.
+        let (_a, x) = array(&[1.5f32, 2.0, 3.0, 2.0], &[4]);
+        let (_t, two) = scalar(2i32);
+        _FortranAFindloc(r.ptr(), x.ptr(), two.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAFindloc(r.ptr(), x.ptr(), two.ptr(), 4, file(), 1, NULL, true);
+        assert_eq!(r.read::<i32>(), [4]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // An INTEGER(1) array and REAL(8) values: 3.0 is found, 2.5 is not.
+        let (_b, i) = array(&[2i8, 3, 3], &[3]);
+        let (_c, three) = scalar(3.0f64);
+        _FortranAFindloc(r.ptr(), i.ptr(), three.ptr(), 8, file(), 1, NULL, false);
+        assert_eq!(r.read::<i64>(), [2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_d, half) = scalar(2.5f64);
+        _FortranAFindloc(r.ptr(), i.ptr(), half.ptr(), 8, file(), 1, NULL, false);
+        assert_eq!(r.read::<i64>(), [0]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // LOGICAL arrays compare by truth, whatever the kinds.
+        let (_e, l) = logicals(&[true, true, false, true], &[2, 2], 2);
+        let (_f, no) = logicals(&[false], &[], 4);
+        _FortranAFindloc(r.ptr(), l.ptr(), no.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [1, 2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // With DIM= over a REAL(8) matrix [[2, 1], [2, 2]] (rows), BACK=.
+        let (_g, m) = array(&[2.0f64, 2.0, 1.0, 2.0], &[2, 2]);
+        let (_h, two8) = scalar(2.0f64);
+        _FortranAFindlocDim(r.ptr(), m.ptr(), two8.ptr(), 4, 2, file(), 1, NULL, true);
+        assert_eq!(r.read::<i32>(), [1, 2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAFindlocDim(r.ptr(), m.ptr(), two8.ptr(), 4, 1, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [1, 2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, l) = logicals(&[true], &[1], 4);
+            let (_b, one) = scalar(1i32);
+            let r = Desc::empty();
+            _FortranAFindloc(r.ptr(), l.ptr(), one.ptr(), 4, file(), 6, NULL, false);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:6): FINDLOC: VALUE= is of a type the array cannot be compared with");
+}
+
+#[test]
+fn dim_reductions_of_every_type_and_mask_form() {
+    on_device(|| unsafe {
+        let r = Desc::empty();
+        // SUM(DIM=) of INTEGER(1) wraps in the kind; of REAL(4), compensated:
+        // a lane of 1 and ten times 3e-8 stays 1 uncompensated.
+        let (_a, i1) = array(&[100i8, 1, 100, 2, 100, 3], &[2, 3]);
+        _FortranASumDim(r.ptr(), i1.ptr(), 2, file(), 1, NULL);
+        assert_eq!(r.read::<i8>(), [44, 6]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let mut v = vec![1.0f32];
+        v.extend([3e-8f32; 10]);
+        let (_b, x) = array(&v, &[1, 11]);
+        _FortranASumDim(r.ptr(), x.ptr(), 2, file(), 1, NULL);
+        let s = r.read::<f32>()[0];
+        assert!((s - 1.000_000_3).abs() <= f32::EPSILON, "{s}");
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // PRODUCT(DIM=) of INTEGER(2) with an array mask (an empty lane is 1).
+        let (_c, i2) = array(&[2i16, 3, 4, 5, 6, 7], &[3, 2]);
+        let (_m, mask) = logicals(&[true, false, true, false, false, false], &[3, 2], 1);
+        _FortranAProductDim(r.ptr(), i2.ptr(), 1, file(), 1, mask.ptr());
+        assert_eq!(r.read::<i16>(), [8, 1]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // MAXVAL(DIM=) of INTEGER(8) with the mask, MINVAL of REAL(4) with a
+        // false scalar mask: the kind's least integer and HUGE for the empty
+        // lanes.
+        let (_d, i8s) = array(&[-7i64, 9, -3, 4, 8, 1], &[3, 2]);
+        _FortranAMaxvalDim(r.ptr(), i8s.ptr(), 1, file(), 1, mask.ptr());
+        assert_eq!(r.read::<i64>(), [-3, i64::MIN]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_e, f) = array(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2]);
+        let (_n, no) = logicals(&[false], &[], 4);
+        _FortranAMinvalDim(r.ptr(), f.ptr(), 2, file(), 1, no.ptr());
+        assert_eq!(r.read::<f32>(), [f32::MAX, f32::MAX]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // IALL/IANY/IPARITY(DIM=) of INTEGER(1) with the mask: an empty lane
+        // is the identity (all bits set for IALL).
+        let (_g, b) = array(&[0x3ci8, 0x0f, 0x35, 0x71, 0x12, 0x04], &[3, 2]);
+        _FortranAIAllDim(r.ptr(), b.ptr(), 1, file(), 1, mask.ptr());
+        assert_eq!(r.read::<i8>(), [0x3c & 0x35, -1]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAIAnyDim(r.ptr(), b.ptr(), 1, file(), 1, mask.ptr());
+        assert_eq!(r.read::<i8>(), [0x3c | 0x35, 0]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAIParityDim(r.ptr(), b.ptr(), 2, file(), 1, NULL);
+        assert_eq!(r.read::<i8>(), [0x3c ^ 0x71, 0x0f ^ 0x12, 0x35 ^ 0x04]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // NORM2(DIM=) of REAL(4), and of a REAL(4) vector (a scalar).
+        let (_h, n) = array(&[3.0f32, 5.0, 4.0, 12.0], &[2, 2]);
+        _FortranANorm2Dim(r.ptr(), n.ptr(), 2, file(), 1);
+        assert_eq!((r.header().type_code, r.read::<f32>()), (type_code::FLOAT, vec![5.0, 13.0]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_k, nv) = array(&[8.0f32, -6.0], &[2]);
+        _FortranANorm2Dim(r.ptr(), nv.ptr(), 1, file(), 1);
+        assert_eq!((r.header().rank, r.read::<f32>()), (0, vec![10.0]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // COUNT(DIM=, KIND=1 and 8) of a LOGICAL(8) mask.
+        let (_l, l8) = logicals(&[true, true, false, true, false, false], &[2, 3], 8);
+        _FortranACountDim(r.ptr(), l8.ptr(), 2, 1, file(), 1);
+        assert_eq!((r.header().type_code, r.read::<i8>()), (type_code::INT8, vec![1, 2]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranACountDim(r.ptr(), l8.ptr(), 1, 8, file(), 1);
+        assert_eq!((r.header().type_code, r.read::<i64>()), (type_code::INT64, vec![2, 1, 0]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn dot_products_of_mixed_types_convert_the_operands() {
+    on_device(|| unsafe {
+        // DOT_PRODUCT(INTEGER(4), REAL(8)) is REAL(8); the operands may be
+        // sections (here every other element).
+        let (_a, i) = array(&[1i32, 2, 3], &[3]);
+        let buf = Buf::of(&[0.5f64, 99.0, -2.0, 99.0, 4.0]);
+        let mut y = Desc::empty();
+        y.establish(buf.ptr(), 8, type_code::DOUBLE, attribute::OTHER, &[Dim { lower_bound: 1, extent: 3, byte_stride: 16 }], None);
+        assert_eq!(_FortranADotProductReal8(i.ptr(), y.ptr(), file(), 1), 0.5 - 4.0 + 12.0);
+        assert_eq!(_FortranADotProductReal8(y.ptr(), i.ptr(), file(), 1), 8.5);
+        // REAL(4) with INTEGER(2).
+        let (_b, s) = array(&[0.25f32, 0.5], &[2]);
+        let (_c, h) = array(&[4i16, -6], &[2]);
+        assert_eq!(_FortranADotProductReal4(s.ptr(), h.ptr(), file(), 1), -2.0);
+        // INTEGER(1) with INTEGER(8): INTEGER(8), no wrapping in kind 1.
+        let (_d, b) = array(&[100i8, 100], &[2]);
+        let (_e, l) = array(&[1_000_000_000_000i64, 3], &[2]);
+        assert_eq!(_FortranADotProductInteger8(b.ptr(), l.ptr(), file(), 1), 100_000_000_000_300);
+        // Empty vectors: zero.
+        let (_f, e) = array::<f64>(&[], &[0]);
+        assert_eq!(_FortranADotProductReal8(e.ptr(), e.ptr(), file(), 1), 0.0);
+    });
+}
+
+#[test]
+fn spread_of_a_matrix_reshape_with_recycled_pad_and_cshift_of_a_section() {
+    on_device(|| unsafe {
+        let r = Desc::empty();
+        // s = reshape([1, 2, 3, 4, 5, 6], [2, 3]); SPREAD along each dimension.
+        let (_a, s) = array(&[1i64, 2, 3, 4, 5, 6], &[2, 3]);
+        _FortranASpread(r.ptr(), s.ptr(), 1, 2, file(), 1);
+        assert_eq!((r.extents(), r.read::<i64>()), (vec![2, 2, 3], vec![1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranASpread(r.ptr(), s.ptr(), 2, 2, file(), 1);
+        assert_eq!((r.extents(), r.read::<i64>()), (vec![2, 2, 3], vec![1, 2, 1, 2, 3, 4, 3, 4, 5, 6, 5, 6]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranASpread(r.ptr(), s.ptr(), 3, 2, file(), 1);
+        assert_eq!((r.extents(), r.read::<i64>()), (vec![2, 3, 2], vec![1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // NCOPIES=0: an empty result of the right shape.
+        _FortranASpread(r.ptr(), s.ptr(), 2, 0, file(), 1);
+        assert_eq!((r.extents(), r.read::<i64>()), (vec![2, 0, 3], vec![]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // PAD= is used again from its first element as often as needed.
+        let (_b, src) = array(&[1.5f64, 2.5, 3.5], &[3]);
+        let (_c, shape) = array(&[3i32, 3], &[2]);
+        let (_d, pad) = array(&[-1.0f64, -2.0], &[2]);
+        _FortranAReshape(r.ptr(), src.ptr(), shape.ptr(), pad.ptr(), NULL, file(), 1);
+        assert_eq!((r.extents(), r.read::<f64>()), (vec![3, 3], vec![1.5, 2.5, 3.5, -1.0, -2.0, -1.0, -2.0, -1.0, -2.0]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // CSHIFT of a(9:1:-2), a = [1, 2, ..., 9], with lower bound -2:
+        // [9, 7, 5, 3, 1], read backwards through a's storage.
+        let buf = Buf::of(&[1i16, 2, 3, 4, 5, 6, 7, 8, 9]);
+        let mut v = Desc::empty();
+        v.establish(buf.ptr().add(16), 2, type_code::INT16, attribute::OTHER, &[Dim { lower_bound: -2, extent: 5, byte_stride: -4 }], None);
+        _FortranACshiftVector(r.ptr(), v.ptr(), -2, file(), 1);
+        assert_eq!((r.lower_bounds(), r.read::<i16>()), (vec![1], vec![3, 1, 9, 7, 5]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
 fn bad_arguments_end_the_kernel_with_the_intrinsics_name() {
     let m = trap_message(|| {
         on_device(|| unsafe {
