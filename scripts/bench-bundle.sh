@@ -11,7 +11,10 @@
 #   bin/launch.cuda       launch.c's empty kernels as a CUDA program (clang 22
 #                         -x cuda, libcudart linked statically)
 #   bin/babelstream.<rt>  BabelStream's OpenMP model (src/omp/) built the four
-#                         ways above at -O3 (BabelStream's release flags), and
+#                         ways above at -O3 (BabelStream's release flags), a
+#                         fifth as babelstream.omprtwp (omprtlto with a
+#                         whole-program device image, see whole_program_cuda),
+#                         and
 #                         its CUDA model (src/cuda/) as babelstream.cuda, from
 #                         $BABELSTREAM_DIR (default ../shared/bench/babelstream
 #                         next to the checkout; never copied into the project).
@@ -90,6 +93,54 @@ build() { # runtime program cmd...
     fi
 }
 
+# A CUDA folder whose device link is whole-program where it can be: a
+# ptxas shim also compiles the PTX of each relocatable object (-c)
+# whole-program (CUDA 12.9's ptxas, an executable cubin of ELF ABI v7) and
+# files it under the relocatable object's hash; an nvlink shim passes that
+# executable through when it links that object alone (-foffload-lto, where
+# the device image is one module), and calls nvlink otherwise.
+whole_program_cuda() { # dir
+    local dir=$1 d
+    mkdir -p "$dir/bin"
+    for d in nvvm include lib64; do
+        if [ -e "$cuda/$d" ]; then ln -s "$cuda/$d" "$dir/$d"; fi
+    done
+    cat >"$dir/bin/ptxas" <<'SHIM'
+#!/usr/bin/env bash
+# Runs ptxas as asked; when asked for a relocatable object (-c), also
+# compiles the same PTX whole-program and files that cubin under the
+# relocatable object's hash for the nvlink shim.
+"@CUDA@/bin/ptxas" "$@" || exit
+args=(); out=; prev=; rel=0
+for a in "$@"; do
+    if [ "$a" = -c ]; then rel=1; elif [ "$prev" = --output-file ] || [ "$prev" = -o ]; then out=$a; args+=("$out.whole"); else args+=("$a"); fi
+    prev=$a
+done
+if [ $rel = 1 ] && [ -n "$out" ] && "@CUDA@/bin/ptxas" "${args[@]}" >/dev/null 2>&1; then
+    mkdir -p "@CACHE@" && mv "$out.whole" "@CACHE@/$(sha256sum <"$out" | cut -c1-32)"
+fi
+rm -f "$out.whole"
+exit 0
+SHIM
+    cat >"$dir/bin/nvlink" <<'SHIM'
+#!/usr/bin/env bash
+# One input with a whole-program cubin from the ptxas shim: that cubin is
+# the linked image. Anything else: CUDA 13's nvlink.
+out=; inputs=(); prev=
+for a in "$@"; do
+    if [ "$prev" = -o ]; then out=$a; elif [[ "$a" == *.cubin || "$a" == *.o ]]; then inputs+=("$a"); fi
+    prev=$a
+done
+if [ -n "$out" ] && [ ${#inputs[@]} -eq 1 ]; then
+    whole="@CACHE@/$(sha256sum <"${inputs[0]}" | cut -c1-32)"
+    if [ -f "$whole" ]; then exec cp "$whole" "$out"; fi
+fi
+exec "@CUDA@/bin/nvlink" "$@"
+SHIM
+    sed -i "s|@CUDA@|$cuda|g; s|@CACHE@|$dir/cache|g" "$dir/bin/ptxas" "$dir/bin/nvlink"
+    chmod +x "$dir/bin/ptxas" "$dir/bin/nvlink"
+}
+
 # (a) clang 22 + omprt, the flags of README.md.
 omprt_flags=(-fopenmp --offload-arch=$arch "--cuda-path=$cuda" "--libomptarget-nvptx-bc-path=$omprt_lib/libomptarget-nvptx.bc"
     -Xoffload-linker "-L$omprt_lib")
@@ -117,49 +168,9 @@ if [ -x "$clang19" ] && [ -f "$llvm19/libomptarget-nvptx-$arch.bc" ] && [ -f /us
     # whose output (ABI v8) has it in bits 8..15, so libomptarget 19 finds "no
     # images compatible with the installed hardware". Lacking a CUDA 12
     # nvlink, the device code goes through LTO (-foffload-lto: one module with
-    # the DeviceRTL) and a ptxas shim also compiles that module whole-program
-    # (CUDA 12.9's ptxas, executable ABI v7 cubin) next to the relocatable
-    # object clang-nvlink-wrapper asks for; an nvlink shim then passes that
-    # executable through for a single input, and calls nvlink otherwise.
+    # the DeviceRTL) and whole_program_cuda's shims make that module the image.
     cuda19="$work/cuda19"
-    mkdir -p "$cuda19/bin"
-    for d in nvvm include lib64; do
-        if [ -e "$cuda/$d" ]; then ln -s "$cuda/$d" "$cuda19/$d"; fi
-    done
-    cat >"$cuda19/bin/ptxas" <<'SHIM'
-#!/usr/bin/env bash
-# Runs ptxas as asked; when asked for a relocatable object (-c), also
-# compiles the same PTX whole-program and files that cubin under the
-# relocatable object's hash for the nvlink shim.
-"@CUDA@/bin/ptxas" "$@" || exit
-args=(); out=; prev=; rel=0
-for a in "$@"; do
-    if [ "$a" = -c ]; then rel=1; elif [ "$prev" = --output-file ] || [ "$prev" = -o ]; then out=$a; args+=("$out.whole"); else args+=("$a"); fi
-    prev=$a
-done
-if [ $rel = 1 ] && [ -n "$out" ] && "@CUDA@/bin/ptxas" "${args[@]}" >/dev/null 2>&1; then
-    mkdir -p "@CACHE@" && mv "$out.whole" "@CACHE@/$(sha256sum <"$out" | cut -c1-32)"
-fi
-rm -f "$out.whole"
-exit 0
-SHIM
-    cat >"$cuda19/bin/nvlink" <<'SHIM'
-#!/usr/bin/env bash
-# One input with a whole-program cubin from the ptxas shim: that cubin is
-# the linked image. Anything else: CUDA 13's nvlink.
-out=; inputs=(); prev=
-for a in "$@"; do
-    if [ "$prev" = -o ]; then out=$a; elif [[ "$a" == *.cubin || "$a" == *.o ]]; then inputs+=("$a"); fi
-    prev=$a
-done
-if [ -n "$out" ] && [ ${#inputs[@]} -eq 1 ]; then
-    whole="@CACHE@/$(sha256sum <"${inputs[0]}" | cut -c1-32)"
-    if [ -f "$whole" ]; then exec cp "$whole" "$out"; fi
-fi
-exec "@CUDA@/bin/nvlink" "$@"
-SHIM
-    sed -i "s|@CUDA@|$cuda|g; s|@CACHE@|$cuda19/cache|g" "$cuda19/bin/ptxas" "$cuda19/bin/nvlink"
-    chmod +x "$cuda19/bin/ptxas" "$cuda19/bin/nvlink"
+    whole_program_cuda "$cuda19"
     llvm19_flags=(-fopenmp -foffload-lto --offload-arch=$arch "--cuda-path=$cuda19" "--libomptarget-nvptx-bc-path=$llvm19/libomptarget-nvptx-$arch.bc"
         "-I$llvm19/clang/19/include" "-L$llvm19" "-L$work/h19")
     echo "llvm19: $($clang19 --version | sed -n 1p); clang -O2 -fopenmp --offload-arch=$arch + libomptarget-nvptx-$arch.bc from libomp-19-dev; -foffload-lto, device code compiled whole-program by ptxas 12.9, no nvlink (CUDA 13 cubins are ELF ABI v8, which libomptarget 19 rejects)" >>"$build_log"
@@ -226,6 +237,12 @@ if [ -f "$babelstream/src/main.cpp" ] && [ -f "$babelstream/src/omp/OMPStream.cp
     echo "babelstream: $(cd "$babelstream" && pwd) ($(sed -n 's/^Source: //p' "$babelstream/README.md" 2>/dev/null | head -1)); OpenMP model: the flags of each runtime above with -O3 -std=c++17 -DOMP -DOMP_TARGET_GPU -DDEFAULT; CUDA model: -DCUDA -DDEFAULT -DGRID_STRIDE -DUNROLL_FACTOR=4" >>"$build_log"
     build omprt babelstream clang++-22 "${omprt_flags[@]}" "${bs_omp[@]}" -o "$bundle/bin/babelstream.omprt"
     build omprtlto babelstream clang++-22 -foffload-lto "${omprt_flags[@]}" "${bs_omp[@]}" -o "$bundle/bin/babelstream.omprtlto"
+    # omprt's LTO build with a whole-program device image (whole_program_cuda):
+    # what a whole-program link buys, run by bench-run.sh as a grid variant.
+    whole_program_cuda "$work/cuda-wp"
+    wp_flags=("${omprt_flags[@]/#--cuda-path=*/--cuda-path=$work/cuda-wp}")
+    echo "omprtwp: babelstream only; the omprtlto flags with --cuda-path=<whole_program_cuda of $cuda>" >>"$build_log"
+    build omprtwp babelstream clang++-22 -foffload-lto "${wp_flags[@]}" "${bs_omp[@]}" -o "$bundle/bin/babelstream.omprtwp"
     if [ $have_llvm19 = 1 ]; then
         build llvm19 babelstream "$clang19++" "${llvm19_flags[@]}" "${bs_omp[@]}" -o "$bundle/bin/babelstream.llvm19"
     fi

@@ -254,6 +254,8 @@ omprt|omp_teams_thread_limit_64|OMP_TEAMS_THREAD_LIMIT=64
 omprt|omp_teams_thread_limit_1024|OMP_TEAMS_THREAD_LIMIT=1024
 omprt|reuse_blocks_false|LIBOMPTARGET_REUSE_BLOCKS_FOR_HIGH_TRIP_COUNT=false
 omprtlto|reuse_blocks_false|LIBOMPTARGET_REUSE_BLOCKS_FOR_HIGH_TRIP_COUNT=false
+omprtwp|default|
+omprtwp|reuse_blocks_false|LIBOMPTARGET_REUSE_BLOCKS_FOR_HIGH_TRIP_COUNT=false
 llvm19|default|
 llvm19|reuse_blocks_false|LIBOMPTARGET_REUSE_BLOCKS_FOR_HIGH_TRIP_COUNT=false"
 if part babelstream; then
