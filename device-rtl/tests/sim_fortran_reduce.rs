@@ -884,3 +884,353 @@ fn reshape_pack_spread_and_cshift_rearrange_elements() {
         }
     });
 }
+
+// ---------------------------------------------------------------------------
+// COMPLEX(4) and COMPLEX(8): the model computes in double precision on
+// values whose products and sums are exact there.
+
+/// A complex number of the model: real part, imaginary part.
+type C = [f64; 2];
+
+fn cmul(a: C, b: C) -> C {
+    [a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]]
+}
+fn cadd(a: C, b: C) -> C {
+    [a[0] + b[0], a[1] + b[1]]
+}
+fn conjg(a: C) -> C {
+    [a[0], -a[1]]
+}
+fn widen(z: [f32; 2]) -> C {
+    [f64::from(z[0]), f64::from(z[1])]
+}
+
+/// An array of `values` of the type `code`, lower bounds 1: integers and
+/// reals take the real parts.
+fn typed(values: &[C], code: i8, extents: &[i64]) -> (Buf, Desc) {
+    let re = |f: fn(f64) -> i64| values.iter().map(|v| f(v[0])).collect::<Vec<i64>>();
+    match code {
+        type_code::INT8 => array(&re(|v| v as i64).iter().map(|&v| v as i8).collect::<Vec<_>>(), extents),
+        type_code::INT16 => array(&re(|v| v as i64).iter().map(|&v| v as i16).collect::<Vec<_>>(), extents),
+        type_code::INT32 => array(&re(|v| v as i64).iter().map(|&v| v as i32).collect::<Vec<_>>(), extents),
+        type_code::INT64 => array(&re(|v| v as i64), extents),
+        type_code::FLOAT => array(&values.iter().map(|v| v[0] as f32).collect::<Vec<_>>(), extents),
+        type_code::DOUBLE => array(&values.iter().map(|v| v[0]).collect::<Vec<_>>(), extents),
+        type_code::FLOAT_COMPLEX => array(&values.iter().map(|v| [v[0] as f32, v[1] as f32]).collect::<Vec<_>>(), extents),
+        type_code::DOUBLE_COMPLEX => array(values, extents),
+        c => panic!("no array of type code {c}"),
+    }
+}
+
+/// The value `typed` stores for `v` in an array of `code`.
+fn as_stored(v: C, code: i8) -> C {
+    match code {
+        type_code::FLOAT_COMPLEX | type_code::DOUBLE_COMPLEX => v,
+        _ => [v[0], 0.0],
+    }
+}
+
+/// The elements of a complex result as the model's numbers.
+fn complex_result(r: &Desc) -> Vec<C> {
+    match r.header().type_code {
+        type_code::FLOAT_COMPLEX => r.read::<[f32; 2]>().into_iter().map(widen).collect(),
+        type_code::DOUBLE_COMPLEX => r.read::<C>(),
+        c => panic!("result of type code {c}, not COMPLEX"),
+    }
+}
+
+/// A 4x5 COMPLEX(8) parent and its section `parent(1:4:2, 5:1:-2)` with
+/// lower bounds (-1, 3): a 2x3 array with a negative stride.
+fn complex_section() -> (Buf, Desc, Vec<C>) {
+    let parent: Vec<C> = (0..20).map(|n| [f64::from(n % 5) - 1.0, f64::from(n % 7) - 3.0]).collect();
+    let buf = Buf::of(&parent);
+    let mut x = Desc::empty();
+    let dims = [Dim { lower_bound: -1, extent: 2, byte_stride: 32 }, Dim { lower_bound: 3, extent: 3, byte_stride: -128 }];
+    x.establish(unsafe { buf.ptr().add(16 * 16) }, 16, type_code::DOUBLE_COMPLEX, attribute::OTHER, &dims, None);
+    let picked = [4usize, 2, 0].iter().flat_map(|&j| [0usize, 2].map(|i| parent[i + 4 * j])).collect();
+    (buf, x, picked)
+}
+
+#[test]
+fn complex_sums_and_products_of_a_section_with_and_without_a_mask() {
+    on_device(|| unsafe {
+        let (_p, x, picked) = complex_section();
+        let selected = [true, false, true, true, false, true];
+        let (_m, mask) = logicals(&selected, &[2, 3], 4);
+        let mut out = [0.0f64; 2];
+        let at = out.as_mut_ptr().cast::<c_void>();
+        _FortranACppSumComplex8(at, x.ptr(), file(), 1, 0, NULL);
+        assert_eq!(out, picked.iter().fold([0.0, 0.0], |s, &z| cadd(s, z)));
+        _FortranACppSumComplex8(at, x.ptr(), file(), 1, 0, mask.ptr());
+        let chosen: Vec<C> = picked.iter().zip(selected).filter(|(_, s)| *s).map(|(z, _)| *z).collect();
+        assert_eq!(out, chosen.iter().fold([0.0, 0.0], |s, &z| cadd(s, z)));
+        _FortranACppProductComplex8(at, x.ptr(), file(), 1, 0, NULL);
+        assert_eq!(out, picked.iter().fold([1.0, 0.0], |p, &z| cmul(p, z)));
+        _FortranACppProductComplex8(at, x.ptr(), file(), 1, 0, mask.ptr());
+        assert_eq!(out, chosen.iter().fold([1.0, 0.0], |p, &z| cmul(p, z)));
+        // A false scalar mask selects nothing: SUM is 0, PRODUCT is 1.
+        let (_n, no) = logicals(&[false], &[], 1);
+        _FortranACppSumComplex8(at, x.ptr(), file(), 1, 0, no.ptr());
+        assert_eq!(out, [0.0, 0.0]);
+        _FortranACppProductComplex8(at, x.ptr(), file(), 1, 0, no.ptr());
+        assert_eq!(out, [1.0, 0.0]);
+
+        // COMPLEX(4): products in order, (1+2i)(3-i)(0.5+0.5i)(-2i) = 10.
+        let mut out4 = [0.0f32; 2];
+        let at4 = out4.as_mut_ptr().cast::<c_void>();
+        let (_a, f) = array(&[[1.0f32, 2.0], [3.0, -1.0], [0.5, 0.5], [0.0, -2.0]], &[4]);
+        _FortranACppProductComplex4(at4, f.ptr(), file(), 1, 0, NULL);
+        assert_eq!(out4, [10.0, 0.0]);
+        let (_b, two) = logicals(&[false, true, true, false], &[4], 1);
+        _FortranACppProductComplex4(at4, f.ptr(), file(), 1, 0, two.ptr());
+        assert_eq!(out4, [2.0, 1.0]);
+        _FortranACppSumComplex4(at4, f.ptr(), file(), 1, 0, two.ptr());
+        assert_eq!(out4, [3.5, -0.5]);
+        // Each part is compensated: 1 and ten times 3e-8 stays 1 in single
+        // precision uncompensated, in the real and the imaginary part.
+        let mut v = vec![[1.0f32, -1.0]];
+        v.extend([[3e-8f32, -3e-8]; 10]);
+        let (_c, small) = array(&v, &[11]);
+        _FortranACppSumComplex4(at4, small.ptr(), file(), 1, 0, NULL);
+        assert!((out4[0] - 1.000_000_3).abs() <= f32::EPSILON && (out4[1] + 1.000_000_3).abs() <= f32::EPSILON, "{out4:?}");
+        // An empty array.
+        let (_e, empty) = array::<[f32; 2]>(&[], &[0]);
+        _FortranACppProductComplex4(at4, empty.ptr(), file(), 1, 0, NULL);
+        assert_eq!(out4, [1.0, 0.0]);
+    });
+}
+
+#[test]
+fn complex_sum_and_product_with_dim_reduce_each_lane() {
+    on_device(|| unsafe {
+        let (_p, x, picked) = complex_section();
+        let r = Desc::empty();
+        // DIM=1: one value per column; DIM=2: one per row.
+        _FortranASumDim(r.ptr(), x.ptr(), 1, file(), 1, NULL);
+        let want: Vec<C> = (0..3).map(|j| cadd(picked[2 * j], picked[2 * j + 1])).collect();
+        assert_eq!((r.header().type_code, r.extents(), r.lower_bounds(), complex_result(&r)), (type_code::DOUBLE_COMPLEX, vec![3], vec![1], want));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranASumDim(r.ptr(), x.ptr(), 2, file(), 1, NULL);
+        let want: Vec<C> = (0..2).map(|i| (0..3).fold([0.0, 0.0], |s, j| cadd(s, picked[i + 2 * j]))).collect();
+        assert_eq!((r.extents(), complex_result(&r)), (vec![2], want));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let selected = [true, true, false, true, true, true];
+        let (_m, mask) = logicals(&selected, &[2, 3], 2);
+        _FortranAProductDim(r.ptr(), x.ptr(), 2, file(), 1, mask.ptr());
+        let want: Vec<C> = (0..2).map(|i| (0..3).filter(|&j| selected[i + 2 * j]).fold([1.0, 0.0], |p, j| cmul(p, picked[i + 2 * j]))).collect();
+        assert_eq!(complex_result(&r), want);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // COMPLEX(4), 2x2: [(1,1) (2,0); (0,-1) (3,2)] by columns.
+        let (_f, f) = array(&[[1.0f32, 1.0], [0.0, -1.0], [2.0, 0.0], [3.0, 2.0]], &[2, 2]);
+        _FortranAProductDim(r.ptr(), f.ptr(), 1, file(), 1, NULL);
+        assert_eq!((r.header().type_code, complex_result(&r)), (type_code::FLOAT_COMPLEX, vec![[1.0, -1.0], [6.0, 4.0]]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranASumDim(r.ptr(), f.ptr(), 2, file(), 1, NULL);
+        assert_eq!(complex_result(&r), [[3.0, 1.0], [3.0, 1.0]]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn complex_dot_product_conjugates_its_first_argument() {
+    on_device(|| unsafe {
+        let a: Vec<C> = vec![[1.0, 2.0], [3.0, -1.0], [0.5, 4.0]];
+        let b: Vec<C> = vec![[2.0, 1.0], [-1.0, 1.0], [4.0, 0.25]];
+        let (_a, x) = array(&a, &[3]);
+        // b stored backwards every other element: b(3), _, b(2), _, b(1),
+        // described with a negative stride from the last.
+        let stored: Vec<C> = vec![b[2], [99.0, 99.0], b[1], [99.0, 99.0], b[0]];
+        let buf = Buf::of(&stored);
+        let mut y = Desc::empty();
+        y.establish(
+            buf.ptr().add(4 * 16),
+            16,
+            type_code::DOUBLE_COMPLEX,
+            attribute::OTHER,
+            &[Dim { lower_bound: 0, extent: 3, byte_stride: -32 }],
+            None,
+        );
+        let mut out = [0.0f64; 2];
+        let at = out.as_mut_ptr().cast::<c_void>();
+        _FortranACppDotProductComplex8(at, x.ptr(), y.ptr(), file(), 1);
+        let want = (0..3).fold([0.0, 0.0], |s, i| cadd(s, cmul(conjg(a[i]), b[i])));
+        assert_eq!(out, want);
+        assert_ne!(want, (0..3).fold([0.0, 0.0], |s, i| cadd(s, cmul(a[i], b[i]))), "the test tells conjugation apart");
+        _FortranACppDotProductComplex8(at, y.ptr(), x.ptr(), file(), 1);
+        assert_eq!(out, conjg(want));
+        // A real first operand is not conjugated (it has nothing to); a
+        // complex first operand with a real second one is.
+        let reals = [2.0f64, -1.0, 0.5];
+        let (_r, re) = array(&reals, &[3]);
+        _FortranACppDotProductComplex8(at, re.ptr(), x.ptr(), file(), 1);
+        assert_eq!(out, (0..3).fold([0.0, 0.0], |s, i| cadd(s, cmul([reals[i], 0.0], a[i]))));
+        _FortranACppDotProductComplex8(at, x.ptr(), re.ptr(), file(), 1);
+        assert_eq!(out, [2.0 - 3.0 + 0.25, -(4.0 + 1.0 + 2.0)]);
+        // COMPLEX(4) with INTEGER(2), and accumulation in double precision:
+        // 1e8 + 1 - 1e8 is 0 in single precision, 1 in double.
+        let mut out4 = [0.0f32; 2];
+        let at4 = out4.as_mut_ptr().cast::<c_void>();
+        let (_h, h) = array(&[3i16, -2], &[2]);
+        let (_f, f) = array(&[[1.0f32, 1.0], [0.5, -2.0]], &[2]);
+        _FortranACppDotProductComplex4(at4, h.ptr(), f.ptr(), file(), 1);
+        assert_eq!(out4, [2.0, 7.0]);
+        _FortranACppDotProductComplex4(at4, f.ptr(), h.ptr(), file(), 1);
+        assert_eq!(out4, [2.0, -7.0]);
+        let (_g, big) = array(&[[1e8f32, 1e8], [1.0, 1.0], [-1e8, -1e8]], &[3]);
+        let (_o, ones) = array(&[[1.0f32, 0.0]; 3], &[3]);
+        _FortranACppDotProductComplex4(at4, big.ptr(), ones.ptr(), file(), 1);
+        assert_eq!(out4, [1.0, -1.0]);
+        let (_e, e) = array::<[f64; 2]>(&[], &[0]);
+        _FortranACppDotProductComplex8(at, e.ptr(), e.ptr(), file(), 1);
+        assert_eq!(out, [0.0, 0.0]);
+    });
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, x) = array(&[[1.0f64, 0.0]; 3], &[3]);
+            let (_b, y) = array(&[[1.0f64, 0.0]; 2], &[2]);
+            let mut out = [0.0f64; 2];
+            _FortranACppDotProductComplex8(out.as_mut_ptr().cast(), x.ptr(), y.ptr(), file(), 4);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:4): DOT_PRODUCT: SIZE(VECTOR_A) is 3 but SIZE(VECTOR_B) is 2");
+}
+
+/// `MATMUL` of an entry point's operand types: (result, x, y, source, line).
+type MatmulFn = unsafe extern "C-unwind" fn(*mut c_void, *const c_void, *const c_void, *const c_void, i32);
+
+/// The model's `MATMUL` of column-major (n, k) and (k, m) matrices.
+fn model_matmul(x: &[C], y: &[C], n: usize, k: usize, m: usize) -> Vec<C> {
+    let mut r = vec![[0.0, 0.0]; n * m];
+    for j in 0..m {
+        for i in 0..n {
+            r[i + j * n] = (0..k).fold([0.0, 0.0], |s, l| cadd(s, cmul(x[i + l * n], y[l + j * k])));
+        }
+    }
+    r
+}
+
+#[test]
+fn matmul_with_a_complex_operand_multiplies_without_conjugating() {
+    use type_code::*;
+    const C4: i8 = FLOAT_COMPLEX;
+    const C8: i8 = DOUBLE_COMPLEX;
+    // (entry point, x's type, y's type, the result's type)
+    let cases: [(MatmulFn, i8, i8, i8); 28] = [
+        (_FortranAMatmulInteger1Complex4, INT8, C4, C4),
+        (_FortranAMatmulInteger1Complex8, INT8, C8, C8),
+        (_FortranAMatmulInteger2Complex4, INT16, C4, C4),
+        (_FortranAMatmulInteger2Complex8, INT16, C8, C8),
+        (_FortranAMatmulInteger4Complex4, INT32, C4, C4),
+        (_FortranAMatmulInteger4Complex8, INT32, C8, C8),
+        (_FortranAMatmulInteger8Complex4, INT64, C4, C4),
+        (_FortranAMatmulInteger8Complex8, INT64, C8, C8),
+        (_FortranAMatmulReal4Complex4, FLOAT, C4, C4),
+        (_FortranAMatmulReal4Complex8, FLOAT, C8, C8),
+        (_FortranAMatmulReal8Complex4, DOUBLE, C4, C8),
+        (_FortranAMatmulReal8Complex8, DOUBLE, C8, C8),
+        (_FortranAMatmulComplex4Integer1, C4, INT8, C4),
+        (_FortranAMatmulComplex4Integer2, C4, INT16, C4),
+        (_FortranAMatmulComplex4Integer4, C4, INT32, C4),
+        (_FortranAMatmulComplex4Integer8, C4, INT64, C4),
+        (_FortranAMatmulComplex4Real4, C4, FLOAT, C4),
+        (_FortranAMatmulComplex4Real8, C4, DOUBLE, C8),
+        (_FortranAMatmulComplex4Complex4, C4, C4, C4),
+        (_FortranAMatmulComplex4Complex8, C4, C8, C8),
+        (_FortranAMatmulComplex8Integer1, C8, INT8, C8),
+        (_FortranAMatmulComplex8Integer2, C8, INT16, C8),
+        (_FortranAMatmulComplex8Integer4, C8, INT32, C8),
+        (_FortranAMatmulComplex8Integer8, C8, INT64, C8),
+        (_FortranAMatmulComplex8Real4, C8, FLOAT, C8),
+        (_FortranAMatmulComplex8Real8, C8, DOUBLE, C8),
+        (_FortranAMatmulComplex8Complex4, C8, C4, C8),
+        (_FortranAMatmulComplex8Complex8, C8, C8, C8),
+    ];
+    // x is 2x3, y 3x2, both column-major.
+    let xv: Vec<C> = vec![[1.0, 2.0], [-3.0, 1.0], [2.0, -1.0], [4.0, 0.0], [0.0, 3.0], [-1.0, -2.0]];
+    let yv: Vec<C> = vec![[2.0, -1.0], [1.0, 1.0], [-2.0, 3.0], [3.0, 0.0], [-1.0, 2.0], [5.0, 1.0]];
+    on_device(|| unsafe {
+        for (f, xc, yc, rc) in cases {
+            let (_a, x) = typed(&xv, xc, &[2, 3]);
+            let (_b, y) = typed(&yv, yc, &[3, 2]);
+            let r = Desc::empty();
+            f(r.ptr(), x.ptr(), y.ptr(), file(), 1);
+            let xs: Vec<C> = xv.iter().map(|&v| as_stored(v, xc)).collect();
+            let ys: Vec<C> = yv.iter().map(|&v| as_stored(v, yc)).collect();
+            let want = model_matmul(&xs, &ys, 2, 3, 2);
+            assert_eq!((r.header().type_code, r.extents(), complex_result(&r)), (rc, vec![2, 2], want), "x {xc}, y {yc}");
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+            // Matrix times vector, vector times matrix.
+            let (_c, v) = typed(&yv[..3], yc, &[3]);
+            f(r.ptr(), x.ptr(), v.ptr(), file(), 1);
+            assert_eq!((r.extents(), complex_result(&r)), (vec![2], model_matmul(&xs, &ys[..3], 2, 3, 1)), "x {xc}, y {yc}");
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+            let (_d, u) = typed(&xv[..3], xc, &[3]);
+            f(r.ptr(), u.ptr(), y.ptr(), file(), 1);
+            assert_eq!((r.extents(), complex_result(&r)), (vec![2], model_matmul(&xs[..3], &ys, 1, 3, 2)), "x {xc}, y {yc}");
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        }
+        // A section operand: the 2x3 section of complex_section (negative
+        // stride, lower bounds -1 and 3) times a 3x1 COMPLEX(8) matrix.
+        let (_p, s, picked) = complex_section();
+        let (_y, y) = typed(&yv[..3], C8, &[3, 1]);
+        let r = Desc::empty();
+        _FortranAMatmulComplex8Complex8(r.ptr(), s.ptr(), y.ptr(), file(), 1);
+        assert_eq!((r.extents(), complex_result(&r)), (vec![2, 1], model_matmul(&picked, &yv[..3], 2, 3, 1)));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}
+
+#[test]
+fn findloc_of_complex_values_compares_both_parts() {
+    on_device(|| unsafe {
+        let r = Desc::empty();
+        // 2x3 COMPLEX(8): (3,-1) twice, (2,0), (2,1), (5,0).
+        let (_a, x) = array(&[[1.0f64, 1.0], [3.0, -1.0], [2.0, 1.0], [2.0, 0.0], [3.0, -1.0], [5.0, 0.0]], &[2, 3]);
+        let (_v, v) = scalar([3.0f64, -1.0]);
+        _FortranAFindloc(r.ptr(), x.ptr(), v.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [2, 1]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAFindloc(r.ptr(), x.ptr(), v.ptr(), 4, file(), 1, NULL, true);
+        assert_eq!(r.read::<i32>(), [1, 3]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // (-1, 3) is not (3, -1).
+        let (_w, swapped) = scalar([-1.0f64, 3.0]);
+        _FortranAFindloc(r.ptr(), x.ptr(), swapped.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [0, 0]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // A REAL value 2.0 equals (2, 0), not (2, 1); an INTEGER 5, (5, 0).
+        let (_t, two) = scalar(2.0f32);
+        _FortranAFindloc(r.ptr(), x.ptr(), two.ptr(), 8, file(), 1, NULL, false);
+        assert_eq!(r.read::<i64>(), [2, 2]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_f, five) = scalar(5i8);
+        _FortranAFindloc(r.ptr(), x.ptr(), five.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [2, 3]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // With a mask hiding the first (3,-1).
+        let (_m, mask) = logicals(&[true, false, true, true, true, true], &[2, 3], 4);
+        _FortranAFindloc(r.ptr(), x.ptr(), v.ptr(), 4, file(), 1, mask.ptr(), false);
+        assert_eq!(r.read::<i32>(), [1, 3]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // A COMPLEX value in an INTEGER array: (4, 0) equals 4, (4, 1) nothing.
+        let (_i, ints) = array(&[1i32, 4, 4], &[3]);
+        let (_z, four) = scalar([4.0f32, 0.0]);
+        _FortranAFindloc(r.ptr(), ints.ptr(), four.ptr(), 4, file(), 1, NULL, true);
+        assert_eq!(r.read::<i32>(), [3]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_y, four_i) = scalar([4.0f64, 1.0]);
+        _FortranAFindloc(r.ptr(), ints.ptr(), four_i.ptr(), 4, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [0]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        // A COMPLEX(4) array and a COMPLEX(8) value, with DIM=: per column,
+        // per row.
+        let (_c, c4) = array(&[[0.5f32, 0.5], [1.0, 0.0], [0.5, 0.5], [0.5, -0.5]], &[2, 2]);
+        let (_h, half) = scalar([0.5f64, 0.5]);
+        _FortranAFindlocDim(r.ptr(), c4.ptr(), half.ptr(), 4, 1, file(), 1, NULL, false);
+        assert_eq!(r.read::<i32>(), [1, 1]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAFindlocDim(r.ptr(), c4.ptr(), half.ptr(), 4, 2, file(), 1, NULL, true);
+        assert_eq!(r.read::<i32>(), [2, 0]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+}

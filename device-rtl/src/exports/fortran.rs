@@ -19,7 +19,9 @@ use crate::fortran::descriptor::Desc;
 use crate::fortran::memory::Addr;
 use crate::fortran::numeric;
 use crate::fortran::random;
-use crate::fortran::reduction::{self as red, Bitwise, Extremum, IntProduct, IntSum, Norm2, RealProduct, RealSum};
+use crate::fortran::reduction::{
+    self as red, Bitwise, Complex, ComplexProduct, ComplexSum, Extremum, IntProduct, IntSum, Norm2, RealProduct, RealSum,
+};
 use crate::fortran::terminator::{self, Site};
 use crate::fortran::transformational as tf;
 
@@ -232,7 +234,7 @@ pub unsafe extern "C-unwind" fn _FortranAPushArrayConstructorSimpleScalar(vector
 }
 
 // ---------------------------------------------------------------------------
-// Reductions (reduction.h)
+// Reductions (reduction.h, complex-reduction.h)
 
 /// `<Name><Type>(array, source, line, dim, mask) -> T` for each type.
 macro_rules! total_reductions {
@@ -282,6 +284,26 @@ total_reductions! {
     _FortranAIParity2: IParity<i16> = b"IPARITY";
     _FortranAIParity4: IParity<i32> = b"IPARITY";
     _FortranAIParity8: IParity<i64> = b"IPARITY";
+}
+
+/// `Cpp<Name>Complex<k>(result, array, source, line, dim, mask)`: the
+/// complex value through `result`.
+macro_rules! complex_total_reductions {
+    ($($name:ident: $fold:ident<$t:ty> = $intrinsic:literal;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $name(result: VoidPtr, x: *const c_void, file: *const c_void, line: i32, dim: i32, mask: *const c_void) {
+            // SAFETY: flang's storage for a complex of the kind, its
+            // descriptors (MASK= may be null) and source position.
+            unsafe { Addr::from_flang(result).store(red::total::<$fold<$t>>(desc(x), dim, optional(mask), $intrinsic, site(file, line))) }
+        }
+    )*};
+}
+
+complex_total_reductions! {
+    _FortranACppSumComplex4: ComplexSum<f32> = b"SUM";
+    _FortranACppSumComplex8: ComplexSum<f64> = b"SUM";
+    _FortranACppProductComplex4: ComplexProduct<f32> = b"PRODUCT";
+    _FortranACppProductComplex8: ComplexProduct<f64> = b"PRODUCT";
 }
 
 type Max<T> = Extremum<T, true>;
@@ -520,6 +542,21 @@ dot_products! {
     _FortranADotProductLogical -> bool = red::dot_product_logical;
 }
 
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACppDotProductComplex4(result: VoidPtr, x: *const c_void, y: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's storage for a COMPLEX(4), its descriptors and source position.
+    let (result, x, y, s) = unsafe { (Addr::from_flang(result), desc(x), desc(y), site(file, line)) };
+    let z = red::dot_product_complex(x, y, s);
+    result.store(Complex { re: z.re as f32, im: z.im as f32 });
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACppDotProductComplex8(result: VoidPtr, x: *const c_void, y: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's storage for a COMPLEX(8), its descriptors and source position.
+    let (result, x, y, s) = unsafe { (Addr::from_flang(result), desc(x), desc(y), site(file, line)) };
+    result.store(red::dot_product_complex(x, y, s));
+}
+
 // ---------------------------------------------------------------------------
 // Array transformations (matmul.h, transformational.h)
 
@@ -541,6 +578,36 @@ matmuls! {
     _FortranAMatmulInteger8Integer8 -> i64;
     _FortranAMatmulReal4Real4 -> f32;
     _FortranAMatmulReal8Real8 -> f64;
+    // Either operand COMPLEX: a COMPLEX result of the greater real or
+    // complex kind, the plain product (no conjugation).
+    _FortranAMatmulInteger1Complex4 -> Complex<f32>;
+    _FortranAMatmulInteger1Complex8 -> Complex<f64>;
+    _FortranAMatmulInteger2Complex4 -> Complex<f32>;
+    _FortranAMatmulInteger2Complex8 -> Complex<f64>;
+    _FortranAMatmulInteger4Complex4 -> Complex<f32>;
+    _FortranAMatmulInteger4Complex8 -> Complex<f64>;
+    _FortranAMatmulInteger8Complex4 -> Complex<f32>;
+    _FortranAMatmulInteger8Complex8 -> Complex<f64>;
+    _FortranAMatmulReal4Complex4 -> Complex<f32>;
+    _FortranAMatmulReal4Complex8 -> Complex<f64>;
+    _FortranAMatmulReal8Complex4 -> Complex<f64>;
+    _FortranAMatmulReal8Complex8 -> Complex<f64>;
+    _FortranAMatmulComplex4Integer1 -> Complex<f32>;
+    _FortranAMatmulComplex4Integer2 -> Complex<f32>;
+    _FortranAMatmulComplex4Integer4 -> Complex<f32>;
+    _FortranAMatmulComplex4Integer8 -> Complex<f32>;
+    _FortranAMatmulComplex4Real4 -> Complex<f32>;
+    _FortranAMatmulComplex4Real8 -> Complex<f64>;
+    _FortranAMatmulComplex4Complex4 -> Complex<f32>;
+    _FortranAMatmulComplex4Complex8 -> Complex<f64>;
+    _FortranAMatmulComplex8Integer1 -> Complex<f64>;
+    _FortranAMatmulComplex8Integer2 -> Complex<f64>;
+    _FortranAMatmulComplex8Integer4 -> Complex<f64>;
+    _FortranAMatmulComplex8Integer8 -> Complex<f64>;
+    _FortranAMatmulComplex8Real4 -> Complex<f64>;
+    _FortranAMatmulComplex8Real8 -> Complex<f64>;
+    _FortranAMatmulComplex8Complex4 -> Complex<f64>;
+    _FortranAMatmulComplex8Complex8 -> Complex<f64>;
 }
 
 #[unsafe(no_mangle)]

@@ -45,6 +45,19 @@ unsafe impl Plain for i64 {}
 unsafe impl Plain for usize {}
 unsafe impl Plain for f32 {}
 unsafe impl Plain for f64 {}
+// SAFETY: two floats without padding.
+unsafe impl Plain for Complex<f32> {}
+// SAFETY: as above.
+unsafe impl Plain for Complex<f64> {}
+
+/// A COMPLEX element: the real part, then the imaginary part (flang-rt's
+/// `std::complex`, C's `_Complex`).
+#[derive(Clone, Copy, PartialEq, Debug)]
+#[repr(C)]
+pub struct Complex<T> {
+    pub re: T,
+    pub im: T,
+}
 
 impl Addr {
     pub const NULL: Addr = Addr(core::ptr::null_mut());

@@ -8,28 +8,34 @@
 //! for the location intrinsics fills an allocatable rank-1 result; with
 //! `DIM=` it fills an allocatable result of rank one less, which the runtime
 //! establishes and allocates in the descriptor flang passes. As in flang-rt:
-//! integer sums and products wrap, real sums are Kahan-compensated, a
+//! integer sums and products wrap, real sums are Kahan-compensated (complex
+//! ones part by part), complex products multiply in order, a
 //! location is 1-based from the lower bound and 0 where nothing is
 //! selected, NaNs lose to numbers in `MAXVAL`/`MAXLOC`.
 
 use super::character::{self, Chars};
 use super::descriptor::{Desc, Walk};
 use super::float::{self, Float};
+pub use super::memory::Complex;
 use super::memory::{Addr, Plain};
 use super::terminator::{self, Site};
 use omprt_abi::fortran::{MAX_RANK, TypeCategory, attribute, category_and_kind, type_code, type_code_of};
 
-/// A numeric element type of the reductions.
-pub trait Element: Plain + PartialOrd {
+/// A numeric type of the reductions' arrays and results.
+pub trait Typed: Plain {
     const CATEGORY: TypeCategory;
     const KIND: i32;
+    fn code() -> i8 {
+        type_code_of(Self::CATEGORY, Self::KIND).unwrap_or(type_code::OTHER)
+    }
+}
+
+/// An ordered numeric element type: integers and reals.
+pub trait Element: Typed + PartialOrd {
     /// `MAXVAL`'s value for no element (`-HUGE`), `MINVAL`'s the other.
     const LOWEST: Self;
     const HIGHEST: Self;
     fn is_nan(self) -> bool;
-    fn code() -> i8 {
-        type_code_of(Self::CATEGORY, Self::KIND).unwrap_or(type_code::OTHER)
-    }
 }
 
 /// An integer element: arithmetic through `i64`, truncated back (which
@@ -41,9 +47,11 @@ pub trait Integer: Element {
 
 macro_rules! integer_element {
     ($($t:ty = $kind:expr),*) => {$(
-        impl Element for $t {
+        impl Typed for $t {
             const CATEGORY: TypeCategory = TypeCategory::Integer;
             const KIND: i32 = $kind;
+        }
+        impl Element for $t {
             const LOWEST: $t = <$t>::MIN;
             const HIGHEST: $t = <$t>::MAX;
             fn is_nan(self) -> bool { false }
@@ -58,9 +66,11 @@ integer_element!(i8 = 1, i16 = 2, i32 = 4, i64 = 8);
 
 macro_rules! real_element {
     ($($t:ty = $kind:expr),*) => {$(
-        impl Element for $t {
+        impl Typed for $t {
             const CATEGORY: TypeCategory = TypeCategory::Real;
             const KIND: i32 = $kind;
+        }
+        impl Element for $t {
             const LOWEST: $t = <$t>::MIN;
             const HIGHEST: $t = <$t>::MAX;
             fn is_nan(self) -> bool { <$t>::is_nan(self) }
@@ -68,6 +78,54 @@ macro_rules! real_element {
     )*};
 }
 real_element!(f32 = 4, f64 = 8);
+
+impl Typed for Complex<f32> {
+    const CATEGORY: TypeCategory = TypeCategory::Complex;
+    const KIND: i32 = 4;
+}
+impl Typed for Complex<f64> {
+    const CATEGORY: TypeCategory = TypeCategory::Complex;
+    const KIND: i32 = 8;
+}
+
+/// A complex number in double precision: the accumulator of `DOT_PRODUCT`
+/// and `MATMUL`, and an operand of `FINDLOC`'s comparison.
+pub type Wide = Complex<f64>;
+
+impl Wide {
+    pub const ZERO: Wide = Complex { re: 0.0, im: 0.0 };
+    pub fn conjg(self) -> Wide {
+        Complex { re: self.re, im: -self.im }
+    }
+}
+
+impl core::ops::Mul for Wide {
+    type Output = Wide;
+    fn mul(self, o: Wide) -> Wide {
+        Complex { re: self.re * o.re - self.im * o.im, im: self.re * o.im + self.im * o.re }
+    }
+}
+
+impl core::ops::Add for Wide {
+    type Output = Wide;
+    fn add(self, o: Wide) -> Wide {
+        Complex { re: self.re + o.re, im: self.im + o.im }
+    }
+}
+
+/// Loads a numeric element as a double-precision complex number: an
+/// integer or real `v` is `(v, 0)`.
+pub fn load_complex(at: Addr, code: i8) -> Option<Wide> {
+    Some(match category_and_kind(code)? {
+        (TypeCategory::Complex, 4) => {
+            let z = at.load::<Complex<f32>>();
+            Complex { re: f64::from(z.re), im: f64::from(z.im) }
+        }
+        (TypeCategory::Complex, 8) => at.load::<Wide>(),
+        (TypeCategory::Integer | TypeCategory::Real, _) => Complex { re: load_real(at, code)?, im: 0.0 },
+        _ => return None,
+    })
+}
 
 /// Whether the LOGICAL element at `at` of `bytes` bytes is true.
 pub fn logical_true(at: Addr, bytes: usize) -> bool {
@@ -269,7 +327,7 @@ fn for_each_lane(
 
 /// An accumulator of a value reduction.
 pub trait Fold {
-    type T: Element;
+    type T: Typed;
     fn new() -> Self;
     /// Takes one more element; false when the result is known.
     fn take(&mut self, x: Self::T) -> bool;
@@ -319,6 +377,28 @@ fn add<T: Float>(a: T, b: T) -> T {
     a - (-b)
 }
 
+/// `SUM` of complex numbers: each part Kahan-summed in the kind.
+pub struct ComplexSum<T> {
+    re: RealSum<T>,
+    im: RealSum<T>,
+}
+impl<T: Element + Float> Fold for ComplexSum<T>
+where
+    Complex<T>: Typed,
+{
+    type T = Complex<T>;
+    fn new() -> Self {
+        ComplexSum { re: RealSum::new(), im: RealSum::new() }
+    }
+    fn take(&mut self, z: Complex<T>) -> bool {
+        self.re.take(z.re);
+        self.im.take(z.im)
+    }
+    fn get(&self) -> Complex<T> {
+        Complex { re: self.re.get(), im: self.im.get() }
+    }
+}
+
 /// `PRODUCT` of integers: wrapping.
 pub struct IntProduct<T>(i64, core::marker::PhantomData<T>);
 impl<T: Integer> Fold for IntProduct<T> {
@@ -347,6 +427,27 @@ impl<T: Element + Float> Fold for RealProduct<T> {
         true
     }
     fn get(&self) -> T {
+        self.0
+    }
+}
+
+/// `PRODUCT` of complex numbers: complex multiplications in the kind, in
+/// array element order.
+pub struct ComplexProduct<T>(Complex<T>);
+impl<T: Element + Float> Fold for ComplexProduct<T>
+where
+    Complex<T>: Typed,
+{
+    type T = Complex<T>;
+    fn new() -> Self {
+        ComplexProduct(Complex { re: T::ONE, im: T::ZERO })
+    }
+    fn take(&mut self, z: Complex<T>) -> bool {
+        let p = self.0;
+        self.0 = Complex { re: p.re * z.re - p.im * z.im, im: add(p.re * z.im, p.im * z.re) };
+        true
+    }
+    fn get(&self) -> Complex<T> {
         self.0
     }
 }
@@ -508,14 +609,24 @@ macro_rules! numeric_type {
     };
 }
 
-/// `SumDim`.
+/// `SumDim`: integer, real and complex arrays.
 pub fn sum_dim(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, site: Site) {
+    match x.type_code() {
+        type_code::FLOAT_COMPLEX => return partial::<ComplexSum<f32>>(result, x, dim, mask, b"SUM", site),
+        type_code::DOUBLE_COMPLEX => return partial::<ComplexSum<f64>>(result, x, dim, mask, b"SUM", site),
+        _ => {}
+    }
     numeric_type!(x.type_code(), T => partial::<IntSum<T>>(result, x, dim, mask, b"SUM", site),
         partial::<RealSum<T>>(result, x, dim, mask, b"SUM", site), bad_type(b"SUM", x.type_code(), site))
 }
 
-/// `ProductDim`.
+/// `ProductDim`: integer, real and complex arrays.
 pub fn product_dim(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, site: Site) {
+    match x.type_code() {
+        type_code::FLOAT_COMPLEX => return partial::<ComplexProduct<f32>>(result, x, dim, mask, b"PRODUCT", site),
+        type_code::DOUBLE_COMPLEX => return partial::<ComplexProduct<f64>>(result, x, dim, mask, b"PRODUCT", site),
+        _ => {}
+    }
     numeric_type!(x.type_code(), T => partial::<IntProduct<T>>(result, x, dim, mask, b"PRODUCT", site),
         partial::<RealProduct<T>>(result, x, dim, mask, b"PRODUCT", site), bad_type(b"PRODUCT", x.type_code(), site))
 }
@@ -820,12 +931,15 @@ pub fn extremum_location_dim(result: Desc, x: Desc, kind: i32, dim: i32, mask: O
         lanes!(|a: Addr, b: Addr| replaces(a.load::<T>(), b.load::<T>(), max, back)), bad_type(name, x.type_code(), site))
 }
 
-/// A value of `FINDLOC`'s comparison: numbers compare as `f64` or `i64`,
-/// characters blank-padded, logicals by truth.
+/// A value of `FINDLOC`'s comparison: numbers compare as `f64`, `i64` or
+/// a pair of `f64` (a complex number equals a real one with the same real
+/// part and a zero imaginary part), characters blank-padded, logicals by
+/// truth.
 #[derive(Clone, Copy)]
 enum Key {
     Int(i64),
     Real(f64),
+    Complex(Wide),
     Chars(Chars),
     Logical(bool),
 }
@@ -835,6 +949,7 @@ fn key(at: Addr, d: Desc, site: Site) -> Key {
         Some((TypeCategory::Integer, k)) => Key::Int(load_integer(at, k as usize)),
         Some((TypeCategory::Real, 4)) => Key::Real(f64::from(at.load::<f32>())),
         Some((TypeCategory::Real, 8)) => Key::Real(at.load::<f64>()),
+        Some((TypeCategory::Complex, 4 | 8)) => Key::Complex(load_complex(at, d.type_code()).unwrap_or(Wide::ZERO)),
         Some((TypeCategory::Character, k)) => Key::Chars(Chars { at, len: d.elem_len() / k as usize, bytes: k as usize }),
         Some((TypeCategory::Logical, _)) => Key::Logical(logical_true(at, d.elem_len())),
         _ => bad_type(b"FINDLOC", d.type_code(), site),
@@ -846,6 +961,9 @@ fn equal(a: Key, b: Key, site: Site) -> bool {
         (Key::Int(x), Key::Int(y)) => x == y,
         (Key::Int(x), Key::Real(y)) | (Key::Real(y), Key::Int(x)) => x as f64 == y,
         (Key::Real(x), Key::Real(y)) => x == y,
+        (Key::Complex(z), Key::Complex(w)) => z == w,
+        (Key::Complex(z), Key::Int(x)) | (Key::Int(x), Key::Complex(z)) => z.re == x as f64 && z.im == 0.0,
+        (Key::Complex(z), Key::Real(x)) | (Key::Real(x), Key::Complex(z)) => z.re == x && z.im == 0.0,
         (Key::Chars(x), Key::Chars(y)) => character::compare(x, y) == 0,
         (Key::Logical(x), Key::Logical(y)) => x == y,
         _ => terminator::crash_with(site, b"FINDLOC: VALUE= is of a type the array cannot be compared with"),
@@ -943,6 +1061,23 @@ pub fn dot_product_real(x: Desc, y: Desc, site: Site) -> f64 {
         let a = load_real(x.base().offset(x.element_offset(i)), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
         let b = load_real(y.base().offset(y.element_offset(i)), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
         sum += a * b;
+    }
+    sum
+}
+
+/// `CppDotProductComplex<k>`: `SUM(CONJG(x) * y)`, a complex `x`
+/// conjugated (an integer or real operand converted), accumulated in
+/// double precision.
+pub fn dot_product_complex(x: Desc, y: Desc, site: Site) -> Wide {
+    let n = dot_vectors(x, y, site);
+    let (xc, yc) = (x.type_code(), y.type_code());
+    let conjugate = matches!(category_and_kind(xc), Some((TypeCategory::Complex, _)));
+    let mut sum = Wide::ZERO;
+    for i in 0..n {
+        let a = load_complex(x.base().offset(x.element_offset(i)), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
+        let b = load_complex(y.base().offset(y.element_offset(i)), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
+        let a = if conjugate { a.conjg() } else { a };
+        sum = sum + a * b;
     }
     sum
 }

@@ -8,7 +8,7 @@ use super::assign::assign_instance;
 use super::derived;
 use super::descriptor::Desc;
 use super::memory::Addr;
-use super::reduction::{self, load_int, load_real, logical_true};
+use super::reduction::{self, Complex, Wide, load_complex, load_int, load_real, logical_true};
 use super::terminator::{self, Site};
 use omprt_abi::fortran::{MAX_RANK, TypeCategory, assign_flags, attribute, category_and_kind};
 
@@ -221,16 +221,20 @@ pub fn cshift_vector(result: Desc, source: Desc, shift: i64, site: Site) {
 pub trait MatmulElement: super::memory::Plain {
     const CATEGORY: TypeCategory;
     const KIND: i32;
+    /// The accumulator of one result element before any product.
+    const ZERO: Accumulated;
     fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8);
     fn finish(acc: Accumulated) -> Self;
 }
 
 /// An accumulator: integers wrap in 64 bits (truncated to the kind, as
-/// arithmetic in the kind wraps), reals in double precision.
+/// arithmetic in the kind wraps), reals and complex numbers in double
+/// precision.
 #[derive(Clone, Copy)]
 pub enum Accumulated {
     Int(i64),
     Real(f64),
+    Complex(Wide),
 }
 
 macro_rules! matmul_int {
@@ -238,13 +242,14 @@ macro_rules! matmul_int {
         impl MatmulElement for $t {
             const CATEGORY: TypeCategory = TypeCategory::Integer;
             const KIND: i32 = $kind;
+            const ZERO: Accumulated = Accumulated::Int(0);
             fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
                 if let (Accumulated::Int(s), Some(x), Some(y)) = (*acc, load_int(a, ac), load_int(b, bc)) {
                     *acc = Accumulated::Int(s.wrapping_add(x.wrapping_mul(y)));
                 }
             }
             fn finish(acc: Accumulated) -> $t {
-                match acc { Accumulated::Int(v) => v as $t, Accumulated::Real(v) => v as $t }
+                match acc { Accumulated::Int(v) => v as $t, Accumulated::Real(v) | Accumulated::Complex(Complex { re: v, .. }) => v as $t }
             }
         }
     )*};
@@ -256,26 +261,51 @@ macro_rules! matmul_real {
         impl MatmulElement for $t {
             const CATEGORY: TypeCategory = TypeCategory::Real;
             const KIND: i32 = $kind;
+            const ZERO: Accumulated = Accumulated::Real(0.0);
             fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
                 if let (Accumulated::Real(s), Some(x), Some(y)) = (*acc, load_real(a, ac), load_real(b, bc)) {
                     *acc = Accumulated::Real(s + x * y);
                 }
             }
             fn finish(acc: Accumulated) -> $t {
-                match acc { Accumulated::Real(v) => v as $t, Accumulated::Int(v) => v as $t }
+                match acc { Accumulated::Real(v) | Accumulated::Complex(Complex { re: v, .. }) => v as $t, Accumulated::Int(v) => v as $t }
             }
         }
     )*};
 }
 matmul_real!(f32 = 4, f64 = 8);
 
+macro_rules! matmul_complex {
+    ($($t:ty = $kind:expr),*) => {$(
+        impl MatmulElement for Complex<$t> {
+            const CATEGORY: TypeCategory = TypeCategory::Complex;
+            const KIND: i32 = $kind;
+            const ZERO: Accumulated = Accumulated::Complex(Wide::ZERO);
+            /// The plain product: no operand is conjugated.
+            fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
+                if let (Accumulated::Complex(s), Some(x), Some(y)) = (*acc, load_complex(a, ac), load_complex(b, bc)) {
+                    *acc = Accumulated::Complex(s + x * y);
+                }
+            }
+            fn finish(acc: Accumulated) -> Complex<$t> {
+                match acc {
+                    Accumulated::Complex(z) => Complex { re: z.re as $t, im: z.im as $t },
+                    Accumulated::Real(v) => Complex { re: v as $t, im: 0.0 },
+                    Accumulated::Int(v) => Complex { re: v as $t, im: 0.0 },
+                }
+            }
+        }
+    )*};
+}
+matmul_complex!(f32 = 4, f64 = 8);
+
 /// `_FortranAMatmul<A><B>`: (n,k)x(k,m), (k)x(k,m) or (n,k)x(k), with a
-/// result of `R`.
+/// result of `R` (the type of `A * B`: complex when either operand is).
 pub fn matmul<R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
     let (xr, yr) = (x.rank(), y.rank());
     let (xc, yc) = (x.type_code(), y.type_code());
     for c in [xc, yc] {
-        if !matches!(category_and_kind(c), Some((TypeCategory::Integer | TypeCategory::Real, _))) {
+        if !matches!(category_and_kind(c), Some((TypeCategory::Integer | TypeCategory::Real | TypeCategory::Complex, _))) {
             terminator::crash_with(site, b"MATMUL: operand type not supported on the device");
         }
     }
@@ -307,10 +337,9 @@ pub fn matmul<R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
         |i: i64, l: i64| if xr == 2 { x.base().offset(i * x.byte_stride(0) + l * x.byte_stride(1)) } else { x.base().offset(l * x.byte_stride(0)) };
     let y_at =
         |l: i64, j: i64| if yr == 2 { y.base().offset(l * y.byte_stride(0) + j * y.byte_stride(1)) } else { y.base().offset(l * y.byte_stride(0)) };
-    let real = R::CATEGORY == TypeCategory::Real;
     for j in 0..m {
         for i in 0..n {
-            let mut acc = if real { Accumulated::Real(0.0) } else { Accumulated::Int(0) };
+            let mut acc = R::ZERO;
             for l in 0..k {
                 R::mul_add(&mut acc, x_at(i, l), xc, y_at(l, j), yc);
             }

@@ -216,6 +216,14 @@ impl Code for f32 {
 impl Code for f64 {
     const CODE: i8 = type_code::DOUBLE;
 }
+/// COMPLEX(4): the real part, then the imaginary part.
+impl Code for [f32; 2] {
+    const CODE: i8 = type_code::FLOAT_COMPLEX;
+}
+/// COMPLEX(8).
+impl Code for [f64; 2] {
+    const CODE: i8 = type_code::DOUBLE_COMPLEX;
+}
 
 /// An array of `values` (array element order) of `extents`, lower bounds 1.
 pub fn array<T: Code>(values: &[T], extents: &[i64]) -> (Buf, Desc) {
