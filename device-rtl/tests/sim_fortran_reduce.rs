@@ -1180,6 +1180,129 @@ fn matmul_with_a_complex_operand_multiplies_without_conjugating() {
     });
 }
 
+/// The elements of an INTEGER or REAL result as the model's numbers.
+fn numeric_result(r: &Desc) -> Vec<f64> {
+    match r.header().type_code {
+        type_code::INT8 => r.read::<i8>().into_iter().map(f64::from).collect(),
+        type_code::INT16 => r.read::<i16>().into_iter().map(f64::from).collect(),
+        type_code::INT32 => r.read::<i32>().into_iter().map(f64::from).collect(),
+        type_code::INT64 => r.read::<i64>().into_iter().map(|v| v as f64).collect(),
+        type_code::FLOAT => r.read::<f32>().into_iter().map(f64::from).collect(),
+        type_code::DOUBLE => r.read::<f64>(),
+        c => panic!("result of type code {c}, not INTEGER or REAL"),
+    }
+}
+
+#[test]
+fn matmul_of_mixed_integer_and_real_kinds_takes_the_wider_type() {
+    use type_code::*;
+    // (entry point, x's type, y's type, the result's type)
+    let cases: [(MatmulFn, i8, i8, i8); 30] = [
+        (_FortranAMatmulInteger1Integer2, INT8, INT16, INT16),
+        (_FortranAMatmulInteger1Integer4, INT8, INT32, INT32),
+        (_FortranAMatmulInteger1Integer8, INT8, INT64, INT64),
+        (_FortranAMatmulInteger1Real4, INT8, FLOAT, FLOAT),
+        (_FortranAMatmulInteger1Real8, INT8, DOUBLE, DOUBLE),
+        (_FortranAMatmulInteger2Integer1, INT16, INT8, INT16),
+        (_FortranAMatmulInteger2Integer4, INT16, INT32, INT32),
+        (_FortranAMatmulInteger2Integer8, INT16, INT64, INT64),
+        (_FortranAMatmulInteger2Real4, INT16, FLOAT, FLOAT),
+        (_FortranAMatmulInteger2Real8, INT16, DOUBLE, DOUBLE),
+        (_FortranAMatmulInteger4Integer1, INT32, INT8, INT32),
+        (_FortranAMatmulInteger4Integer2, INT32, INT16, INT32),
+        (_FortranAMatmulInteger4Integer8, INT32, INT64, INT64),
+        (_FortranAMatmulInteger4Real4, INT32, FLOAT, FLOAT),
+        (_FortranAMatmulInteger4Real8, INT32, DOUBLE, DOUBLE),
+        (_FortranAMatmulInteger8Integer1, INT64, INT8, INT64),
+        (_FortranAMatmulInteger8Integer2, INT64, INT16, INT64),
+        (_FortranAMatmulInteger8Integer4, INT64, INT32, INT64),
+        (_FortranAMatmulInteger8Real4, INT64, FLOAT, FLOAT),
+        (_FortranAMatmulInteger8Real8, INT64, DOUBLE, DOUBLE),
+        (_FortranAMatmulReal4Integer1, FLOAT, INT8, FLOAT),
+        (_FortranAMatmulReal4Integer2, FLOAT, INT16, FLOAT),
+        (_FortranAMatmulReal4Integer4, FLOAT, INT32, FLOAT),
+        (_FortranAMatmulReal4Integer8, FLOAT, INT64, FLOAT),
+        (_FortranAMatmulReal4Real8, FLOAT, DOUBLE, DOUBLE),
+        (_FortranAMatmulReal8Integer1, DOUBLE, INT8, DOUBLE),
+        (_FortranAMatmulReal8Integer2, DOUBLE, INT16, DOUBLE),
+        (_FortranAMatmulReal8Integer4, DOUBLE, INT32, DOUBLE),
+        (_FortranAMatmulReal8Integer8, DOUBLE, INT64, DOUBLE),
+        (_FortranAMatmulReal8Real4, DOUBLE, FLOAT, DOUBLE),
+    ];
+    // x is 2x3, y 3x2, column-major; REAL operands hold halves, which the
+    // INTEGER ones truncate.
+    let xv: Vec<C> = [1.5, -3.0, 2.0, 4.5, 0.0, -1.0].map(|v| [v, 0.0]).to_vec();
+    let yv: Vec<C> = [2.0, 1.5, -2.0, 3.0, -1.0, 5.5].map(|v| [v, 0.0]).to_vec();
+    let stored = |v: &[C], code: i8| -> Vec<C> {
+        v.iter().map(|&[re, _]| [if matches!(code, FLOAT | DOUBLE) { re } else { re.trunc() }, 0.0]).collect()
+    };
+    on_device(|| unsafe {
+        for (f, xc, yc, rc) in cases {
+            let (_a, x) = typed(&xv, xc, &[2, 3]);
+            let (_b, y) = typed(&yv, yc, &[3, 2]);
+            let r = Desc::empty();
+            f(r.ptr(), x.ptr(), y.ptr(), file(), 1);
+            let want: Vec<f64> = model_matmul(&stored(&xv, xc), &stored(&yv, yc), 2, 3, 2).iter().map(|z| z[0]).collect();
+            assert_eq!((r.header().type_code, r.extents(), numeric_result(&r)), (rc, vec![2, 2], want), "x {xc}, y {yc}");
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        }
+    });
+}
+
+/// The elements of a LOGICAL(`kind`) result as integers.
+fn logical_result(r: &Desc, kind: usize) -> Vec<u64> {
+    match kind {
+        1 => r.read::<u8>().into_iter().map(u64::from).collect(),
+        2 => r.read::<u16>().into_iter().map(u64::from).collect(),
+        4 => r.read::<u32>().into_iter().map(u64::from).collect(),
+        _ => r.read::<u64>(),
+    }
+}
+
+#[test]
+fn matmul_of_logicals_is_any_of_and() {
+    // (entry point, x's kind, y's kind, the result's kind)
+    let cases: [(MatmulFn, usize, usize, usize); 16] = [
+        (_FortranAMatmulLogical1Logical1, 1, 1, 1),
+        (_FortranAMatmulLogical1Logical2, 1, 2, 2),
+        (_FortranAMatmulLogical1Logical4, 1, 4, 4),
+        (_FortranAMatmulLogical1Logical8, 1, 8, 8),
+        (_FortranAMatmulLogical2Logical1, 2, 1, 2),
+        (_FortranAMatmulLogical2Logical2, 2, 2, 2),
+        (_FortranAMatmulLogical2Logical4, 2, 4, 4),
+        (_FortranAMatmulLogical2Logical8, 2, 8, 8),
+        (_FortranAMatmulLogical4Logical1, 4, 1, 4),
+        (_FortranAMatmulLogical4Logical2, 4, 2, 4),
+        (_FortranAMatmulLogical4Logical4, 4, 4, 4),
+        (_FortranAMatmulLogical4Logical8, 4, 8, 8),
+        (_FortranAMatmulLogical8Logical1, 8, 1, 8),
+        (_FortranAMatmulLogical8Logical2, 8, 2, 8),
+        (_FortranAMatmulLogical8Logical4, 8, 4, 8),
+        (_FortranAMatmulLogical8Logical8, 8, 8, 8),
+    ];
+    // x 2x3, y 3x2: x's first row and y's first column are both true at 2
+    // and 3, y's second column only at 1, where x(1, 1) is false; x's
+    // second row is false everywhere.
+    let xv = [false, false, true, false, true, false];
+    let yv = [false, true, true, true, false, false];
+    on_device(|| unsafe {
+        for (f, xk, yk, rk) in cases {
+            let (_a, x) = logicals(&xv, &[2, 3], xk);
+            let (_b, y) = logicals(&yv, &[3, 2], yk);
+            let r = Desc::empty();
+            f(r.ptr(), x.ptr(), y.ptr(), file(), 1);
+            let want_code = type_code_of(TypeCategory::Logical, rk as i32).unwrap();
+            assert_eq!((r.header().type_code, r.extents(), logical_result(&r, rk)), (want_code, vec![2, 2], vec![1, 0, 0, 0]), "kinds {xk}, {yk}");
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+            // A vector times the matrix: [true, true, true] x y = [T, T].
+            let (_v, v) = logicals(&[true, true, true], &[3], xk);
+            f(r.ptr(), v.ptr(), y.ptr(), file(), 1);
+            assert_eq!((r.extents(), logical_result(&r, rk)), (vec![2], vec![1, 1]), "kinds {xk}, {yk}");
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        }
+    });
+}
+
 #[test]
 fn findloc_of_complex_values_compares_both_parts() {
     on_device(|| unsafe {

@@ -3,7 +3,8 @@
 ! entry points): SUM, PRODUCT, MAXVAL, MINVAL, MAXLOC, MINLOC, FINDLOC,
 ! COUNT, ANY, ALL, IALL, IANY, IPARITY, NORM2, DOT_PRODUCT over arrays of
 ! rank 1 and 2, with DIM=, MASK= and BACK=, of integer and real kinds, and
-! MATMUL, TRANSPOSE, RESHAPE, PACK, SPREAD, CSHIFT. Values exact in any
+! MATMUL (also of mixed INTEGER and REAL kinds, and of LOGICAL), TRANSPOSE,
+! RESHAPE, PACK, SPREAD, CSHIFT. Values exact in any
 ! order of evaluation, printed as integers (NINT is avoided: flang 22 makes
 ! it llvm.lround, which the NVPTX back end cannot select).
 module fr_work
@@ -92,12 +93,50 @@ contains
     out(9) = sum(spread(a(:, 1), 2, 3))
     out(10) = sum(cshift(a(:, 1), 2) * [1, 2, 3, 4, 5, 6])
   end subroutine
+
+  ! MATMUL of operands of different types and kinds, whose result takes the
+  ! wider type (REAL over INTEGER, the greater kind), and of LOGICALs.
+  subroutine mixed(a, r, out)
+    !$omp declare target
+    integer, intent(in) :: a(:, :)
+    real(8), intent(in) :: r(:, :)
+    integer, intent(out) :: out(8)
+    integer(8) :: a8(size(a, 2), 2)
+    real(4) :: r4(size(r, 2), 2)
+    logical :: la(size(a, 1), size(a, 2)), lb(size(a, 2), 3)
+    logical(1) :: lc(size(a, 2), 3), ld(size(a, 1), 3)
+    integer(8) :: ia8(size(a, 1), 2)
+    real(8) :: ir(size(a, 1), 2)
+    real(4) :: rr(size(r, 1), 2)
+    integer :: i, j
+    do j = 1, 2
+      do i = 1, size(a, 2)
+        a8(i, j) = i * j - 3
+        r4(i, j) = 0.5 * (i + j)
+      end do
+    end do
+    la = mod(a, 3) == 0
+    lb = reshape([(mod(i, 4) == 1, i = 1, 3 * size(a, 2))], shape(lb))
+    lc = lb
+    ia8 = matmul(a, a8)
+    ir = matmul(a, real(r4, 8))
+    rr = matmul(real(r, 4), a8)
+    ld = matmul(la, lc)
+    out(1) = int(sum(ia8))
+    out(2) = int(anint(sum(ir) * 2))
+    out(3) = int(anint(sum(matmul(r, a8)) * 4))
+    out(4) = int(anint(sum(rr) * 4))
+    out(5) = int(anint(sum(matmul(a, r4)) * 2))
+    out(6) = count(matmul(la, lb))
+    out(7) = count(ld)
+    out(8) = count(matmul(la(1, :), lc))
+  end subroutine
 end module
 
 program fortran_reduce
   use fr_work
   implicit none
-  integer :: a(6, 4), i, j, dims(8, 4), t(10)
+  integer :: a(6, 4), i, j, dims(8, 4), t(10), m(8)
   real(8) :: r(3, 4)
   integer(8) :: all(24)
   do j = 1, 4
@@ -110,10 +149,11 @@ program fortran_reduce
       r(i, j) = 0.5d0 * i + 0.25d0 * j
     end do
   end do
-  !$omp target map(to: a, r) map(from: all, dims, t)
+  !$omp target map(to: a, r) map(from: all, dims, t, m)
   call reduce_all(a, r, all)
   call reduce_dim(a, r, dims)
   call transform(a, r, t)
+  call mixed(a, r, m)
   !$omp end target
   print '(a, 12i8)', 'all:', all(1:12)
   print '(a, 12i8)', 'all:', all(13:24)
@@ -121,4 +161,5 @@ program fortran_reduce
     print '(a, 8i6)', 'dim:', dims(:, j)
   end do
   print '(a, 10i8)', 'transform:', t
+  print '(a, 8i8)', 'mixed:', m
 end program

@@ -16,7 +16,7 @@ use crate::fortran::assign;
 use crate::fortran::character::{self, Chars};
 use crate::fortran::derived;
 use crate::fortran::descriptor::Desc;
-use crate::fortran::memory::Addr;
+use crate::fortran::memory::{Addr, Logical};
 use crate::fortran::numeric;
 use crate::fortran::random;
 use crate::fortran::reduction::{
@@ -578,6 +578,55 @@ matmuls! {
     _FortranAMatmulInteger8Integer8 -> i64;
     _FortranAMatmulReal4Real4 -> f32;
     _FortranAMatmulReal8Real8 -> f64;
+    // Mixed INTEGER and REAL kinds: REAL of the greater REAL kind when either
+    // operand is REAL, else INTEGER of the greater kind.
+    _FortranAMatmulInteger1Integer2 -> i16;
+    _FortranAMatmulInteger1Integer4 -> i32;
+    _FortranAMatmulInteger1Integer8 -> i64;
+    _FortranAMatmulInteger1Real4 -> f32;
+    _FortranAMatmulInteger1Real8 -> f64;
+    _FortranAMatmulInteger2Integer1 -> i16;
+    _FortranAMatmulInteger2Integer4 -> i32;
+    _FortranAMatmulInteger2Integer8 -> i64;
+    _FortranAMatmulInteger2Real4 -> f32;
+    _FortranAMatmulInteger2Real8 -> f64;
+    _FortranAMatmulInteger4Integer1 -> i32;
+    _FortranAMatmulInteger4Integer2 -> i32;
+    _FortranAMatmulInteger4Integer8 -> i64;
+    _FortranAMatmulInteger4Real4 -> f32;
+    _FortranAMatmulInteger4Real8 -> f64;
+    _FortranAMatmulInteger8Integer1 -> i64;
+    _FortranAMatmulInteger8Integer2 -> i64;
+    _FortranAMatmulInteger8Integer4 -> i64;
+    _FortranAMatmulInteger8Real4 -> f32;
+    _FortranAMatmulInteger8Real8 -> f64;
+    _FortranAMatmulReal4Integer1 -> f32;
+    _FortranAMatmulReal4Integer2 -> f32;
+    _FortranAMatmulReal4Integer4 -> f32;
+    _FortranAMatmulReal4Integer8 -> f32;
+    _FortranAMatmulReal4Real8 -> f64;
+    _FortranAMatmulReal8Integer1 -> f64;
+    _FortranAMatmulReal8Integer2 -> f64;
+    _FortranAMatmulReal8Integer4 -> f64;
+    _FortranAMatmulReal8Integer8 -> f64;
+    _FortranAMatmulReal8Real4 -> f64;
+    // LOGICAL: LOGICAL of the greater kind, `ANY(x(i, :) .AND. y(:, j))`.
+    _FortranAMatmulLogical1Logical1 -> Logical<u8>;
+    _FortranAMatmulLogical1Logical2 -> Logical<u16>;
+    _FortranAMatmulLogical1Logical4 -> Logical<u32>;
+    _FortranAMatmulLogical1Logical8 -> Logical<u64>;
+    _FortranAMatmulLogical2Logical1 -> Logical<u16>;
+    _FortranAMatmulLogical2Logical2 -> Logical<u16>;
+    _FortranAMatmulLogical2Logical4 -> Logical<u32>;
+    _FortranAMatmulLogical2Logical8 -> Logical<u64>;
+    _FortranAMatmulLogical4Logical1 -> Logical<u32>;
+    _FortranAMatmulLogical4Logical2 -> Logical<u32>;
+    _FortranAMatmulLogical4Logical4 -> Logical<u32>;
+    _FortranAMatmulLogical4Logical8 -> Logical<u64>;
+    _FortranAMatmulLogical8Logical1 -> Logical<u64>;
+    _FortranAMatmulLogical8Logical2 -> Logical<u64>;
+    _FortranAMatmulLogical8Logical4 -> Logical<u64>;
+    _FortranAMatmulLogical8Logical8 -> Logical<u64>;
     // Either operand COMPLEX: a COMPLEX result of the greater real or
     // complex kind, the plain product (no conjugation).
     _FortranAMatmulInteger1Complex4 -> Complex<f32>;

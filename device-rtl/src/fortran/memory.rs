@@ -50,6 +50,14 @@ unsafe impl Plain for Complex<f32> {}
 // SAFETY: as above.
 unsafe impl Plain for Complex<f64> {}
 
+/// A LOGICAL element of a kind: the kind's unsigned integer, nonzero for
+/// true (a result holds 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Logical<T>(pub T);
+// SAFETY: a transparent integer; every bit pattern is a LOGICAL value.
+unsafe impl<T: Plain> Plain for Logical<T> {}
+
 /// A COMPLEX element: the real part, then the imaginary part (flang-rt's
 /// `std::complex`, C's `_Complex`).
 #[derive(Clone, Copy, PartialEq, Debug)]

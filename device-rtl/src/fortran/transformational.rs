@@ -7,7 +7,7 @@
 use super::assign::assign_instance;
 use super::derived;
 use super::descriptor::Desc;
-use super::memory::Addr;
+use super::memory::{Addr, Logical};
 use super::reduction::{self, Complex, Wide, load_complex, load_int, load_real, logical_true};
 use super::terminator::{self, Site};
 use omprt_abi::fortran::{MAX_RANK, TypeCategory, assign_flags, attribute, category_and_kind};
@@ -299,13 +299,48 @@ macro_rules! matmul_complex {
 }
 matmul_complex!(f32 = 4, f64 = 8);
 
+macro_rules! matmul_logical {
+    ($($t:ty = $kind:expr),*) => {$(
+        impl MatmulElement for Logical<$t> {
+            const CATEGORY: TypeCategory = TypeCategory::Logical;
+            const KIND: i32 = $kind;
+            const ZERO: Accumulated = Accumulated::Int(0);
+            /// `ANY(x(i, :) .AND. y(:, j))`, one term at a time.
+            fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
+                if let (Accumulated::Int(s), Some(x), Some(y)) = (*acc, load_logical(a, ac), load_logical(b, bc)) {
+                    *acc = Accumulated::Int(s | i64::from(x && y));
+                }
+            }
+            fn finish(acc: Accumulated) -> Logical<$t> {
+                Logical(<$t>::from(matches!(acc, Accumulated::Int(v) if v != 0)))
+            }
+        }
+    )*};
+}
+matmul_logical!(u8 = 1, u16 = 2, u32 = 4, u64 = 8);
+
+/// A LOGICAL operand element, `None` for another category.
+fn load_logical(at: Addr, code: i8) -> Option<bool> {
+    match category_and_kind(code)? {
+        (TypeCategory::Logical, k) => Some(logical_true(at, k as usize)),
+        _ => None,
+    }
+}
+
 /// `_FortranAMatmul<A><B>`: (n,k)x(k,m), (k)x(k,m) or (n,k)x(k), with a
 /// result of `R` (the type of `A * B`: complex when either operand is).
 pub fn matmul<R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
     let (xr, yr) = (x.rank(), y.rank());
     let (xc, yc) = (x.type_code(), y.type_code());
+    // Numeric operands for a numeric result, LOGICAL ones for a LOGICAL.
+    let logical = R::CATEGORY == TypeCategory::Logical;
     for c in [xc, yc] {
-        if !matches!(category_and_kind(c), Some((TypeCategory::Integer | TypeCategory::Real | TypeCategory::Complex, _))) {
+        let supported = match category_and_kind(c) {
+            Some((TypeCategory::Integer | TypeCategory::Real | TypeCategory::Complex, _)) => !logical,
+            Some((TypeCategory::Logical, _)) => logical,
+            _ => false,
+        };
+        if !supported {
             terminator::crash_with(site, b"MATMUL: operand type not supported on the device");
         }
     }
