@@ -4,7 +4,9 @@
 #   1. contents (dpkg-deb -c) and metadata (dpkg-deb -I), lintian clean;
 #   2. apt install ./omprt_<version>_amd64.deb; plain `clang-22 -fopenmp
 #      --offload-arch=sm_70|sm_80|sm_90 saxpy.c` and `flang-22 -fopenmp
-#      --offload-arch=sm_90` link; the installed `omprt doctor` exits 0;
+#      --offload-arch=sm_90` link, the latter also with `-mllvm
+#      -math-runtime=precise` and math in a target region (fortran_math.f90);
+#      the installed `omprt doctor` exits 0;
 #   3. apt remove, then purge: every file of the package is gone, and the
 #      runtime files scripts/install.sh had put there (if any) come back;
 #   4. the tarball's install.sh into a scratch prefix, and --uninstall.
@@ -91,6 +93,10 @@ say "plain 'clang-22 -fopenmp --offload-arch=sm_70|sm_80|sm_90 saxpy.c' links wi
 flang-22 -O0 -fopenmp --offload-arch=sm_90 tests-gpu/programs/fortran_regions.f90 -o "$scratch/fortran_regions" \
     || die "plain flang-22 -fopenmp --offload-arch=sm_90 does not link with the package"
 say "plain 'flang-22 -fopenmp --offload-arch=sm_90' links with the package"
+flang-22 -O2 -fopenmp --offload-arch=sm_90 -mllvm -math-runtime=precise tests-gpu/programs/fortran_math.f90 \
+    -J "$scratch" -o "$scratch/fortran_math" \
+    || die "flang-22 -mllvm -math-runtime=precise fortran_math.f90 (C's math functions on the device) does not link with the package"
+say "flang-22 -mllvm -math-runtime=precise links Fortran math in a target region with the package"
 /usr/bin/omprt doctor >"$scratch/doctor.txt" || { cat "$scratch/doctor.txt"; die "the installed 'omprt doctor' exits non-zero"; }
 grep -q "ok    runtime .*(package omprt)" "$scratch/doctor.txt" || { cat "$scratch/doctor.txt"; die "omprt doctor does not see the package's runtime"; }
 [ "$(/usr/bin/omprt flags sm_80)" = "-fopenmp --offload-arch=sm_80" ] || die "the installed 'omprt flags' names more than offloading"

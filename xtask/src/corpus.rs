@@ -471,6 +471,14 @@ pub fn check_multi_file_all(opts: &Options) -> Result<Summary> {
     Ok(Summary { builds })
 }
 
+/// The flags that make flang 22 call C's math functions for Fortran's
+/// elemental functions instead of LLVM's math intrinsics, which the NVPTX
+/// back end cannot compile (`no libcall available for fexp`): the device
+/// link takes them from the runtime's Fortran member
+/// (`device-rtl/src/exports/libm.rs`). Every Fortran build of the corpus
+/// uses them, as docs/fortran-runtime.md tells users to.
+pub const FLANG_MATH_FLAGS: [&str; 2] = ["-mllvm", "-math-runtime=precise"];
+
 /// `flang-22 <opt> -fopenmp --offload-arch=<arch>` against omprt, for the
 /// program `src` with outputs in `out`. flang's driver takes neither
 /// `--cuda-path` nor `--libomptarget-nvptx-bc-path`: it finds CUDA through
@@ -486,6 +494,7 @@ fn flang_command(src: &Path, opt: &str, arch: &str, out: &Path) -> Result<Comman
     std::fs::create_dir_all(&modules).map_err(|e| format!("cannot create {}: {e}", modules.display()))?;
     let mut c = flang_with_cuda_on_path()?;
     c.arg(opt)
+        .args(FLANG_MATH_FLAGS)
         .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
         .arg(format!("-L{}", runtime_dir().display()))
         .arg("-J")
@@ -620,6 +629,7 @@ pub fn link_for_arch(src: &Path, flags: &str, arch: &str, out: &Path) -> Result<
     let mut cmd = if src.extension().is_some_and(|x| x == "f90") {
         let mut c = flang_with_cuda_on_path()?;
         c.args(flags.split_whitespace())
+            .args(FLANG_MATH_FLAGS)
             .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
             .arg(format!("-L{}", runtime_dir().display()));
         c

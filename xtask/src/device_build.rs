@@ -41,6 +41,7 @@ pub fn api_checker() -> Result<impl Fn(&str) -> bool> {
     let def = std::fs::read_to_string(abi_table::OMP_KINDS_DEF)
         .map_err(|e| format!("cannot read {} ({e}): run 'bash scripts/setup.sh' (llvm-22-dev)", abi_table::OMP_KINDS_DEF))?;
     let names: Vec<String> = abi_table::parse_omp_kinds(&def)?.into_iter().map(|e| e.name).collect();
+    let libm = libm_functions()?;
     Ok(move |n: &str| {
         names.iter().any(|x| x == n)
             || EXTRA_API.contains(&n)
@@ -48,6 +49,7 @@ pub fn api_checker() -> Result<impl Fn(&str) -> bool> {
             || CONFIG_GLOBALS.contains(&n)
             || API_PREFIXES.iter().any(|p| n.starts_with(p))
             || n.starts_with(FORTRAN_RUNTIME_PREFIX)
+            || libm.iter().any(|x| x == n)
     })
 }
 
@@ -108,12 +110,14 @@ pub fn build() -> Result<Artifacts> {
 /// pays nothing. They keep no per-team state: a shared-memory static in it
 /// would be a second copy of the OpenMP runtime's, and fails the build.
 fn fortran_runtime_member(ir: &str, out: &Path) -> Result<PathBuf> {
-    let api: Vec<String> = abi_table::parse_ll_definitions(ir)
-        .into_keys()
-        .filter(|n| n.starts_with(FORTRAN_RUNTIME_PREFIX))
-        .collect();
-    if api.is_empty() {
+    let libm = libm_functions()?;
+    let member_api = |n: &str| n.starts_with(FORTRAN_RUNTIME_PREFIX) || libm.iter().any(|f| f == n);
+    let api: Vec<String> = abi_table::parse_ll_definitions(ir).into_keys().filter(|n| member_api(n)).collect();
+    if !api.iter().any(|n| n.starts_with(FORTRAN_RUNTIME_PREFIX)) {
         return Err("the fortran build of the runtime defines no _FortranA* function".into());
+    }
+    if let Some(missing) = libm.iter().find(|f| !api.contains(f)) {
+        return Err(format!("the fortran build of the runtime does not define {missing} (device-rtl/src/exports/libm.rs)"));
     }
     // rustc's `@llvm.used` keeps the device environment, which this member
     // must not define.
@@ -135,15 +139,44 @@ fn fortran_runtime_member(ir: &str, out: &Path) -> Result<PathBuf> {
         .into_iter()
         .filter(|(_, (_, linkage))| !matches!(linkage.as_str(), "internal" | "private"))
         .map(|(n, _)| n)
-        .filter(|n| !n.starts_with(FORTRAN_RUNTIME_PREFIX))
+        .filter(|n| !member_api(n))
         .collect();
     let shared: Vec<&str> = text.lines().filter(|l| l.starts_with('@') && l.contains("addrspace(3)")).collect();
     if !exported.is_empty() || !shared.is_empty() {
         return Err(format!(
-            "the Fortran runtime member must export only _FortranA* functions and keep no shared memory: exports {exported:?}, shared {shared:?}"
+            "the Fortran runtime member must export only _FortranA* and C math functions and keep no shared memory: exports {exported:?}, shared {shared:?}"
         ));
     }
     Ok(member)
+}
+
+/// The C math functions of `device-rtl/src/exports/libm.rs`, which the
+/// Fortran runtime member exports beside flang-rt's entry points: the lines
+/// `name(arguments) -> result;` of its `from_libm!` list and its functions
+/// written out (`fn name(`).
+pub fn libm_functions() -> Result<Vec<String>> {
+    let path = repo_root().join("device-rtl/src/exports/libm.rs");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let name_before_paren = |s: &str| s.split_once('(').map(|(n, _)| n.to_string()).filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            if let Some(rest) = t.split_once("extern \"C-unwind\" fn ").map(|(_, r)| r) {
+                name_before_paren(rest)
+            } else if l.starts_with("    ") && !l.starts_with("     ") && t.ends_with(';') && t.contains(") -> ") {
+                name_before_paren(t)
+            } else {
+                None
+            }
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    if names.len() < 100 {
+        return Err(format!("{} lists {} C math functions; expected the whole of <math.h>'s double and float ones", path.display(), names.len()));
+    }
+    Ok(names)
 }
 
 /// rustc's bitcode of the runtime, built in `target_dir` (under the

@@ -591,3 +591,24 @@ pub fn serves_out_of_line_callers() -> bool {
 /// Called once per thread when it leaves the kernel; nothing to do on a GPU.
 #[inline(always)]
 pub fn thread_exit() {}
+
+/// The correctly rounded square root: `sqrt.rn.f64`.
+#[inline(always)]
+pub fn sqrt_f64(x: f64) -> f64 {
+    core::intrinsics::sqrtf64(x)
+}
+/// The correctly rounded square root: `sqrt.rn.f32`.
+#[inline(always)]
+pub fn sqrt_f32(x: f32) -> f32 {
+    core::intrinsics::sqrtf32(x)
+}
+/// `x * y + z` rounded once: `fma.rn.f64`.
+#[inline(always)]
+pub fn fma_f64(x: f64, y: f64, z: f64) -> f64 {
+    core::intrinsics::fmaf64(x, y, z)
+}
+/// `x * y + z` rounded once: `fma.rn.f32`.
+#[inline(always)]
+pub fn fma_f32(x: f32, y: f32, z: f32) -> f32 {
+    core::intrinsics::fmaf32(x, y, z)
+}

@@ -850,3 +850,20 @@ pub fn thread_exit() {
         }
     })
 }
+
+/// The correctly rounded square root.
+pub fn sqrt_f64(x: f64) -> f64 {
+    x.sqrt()
+}
+/// The correctly rounded square root.
+pub fn sqrt_f32(x: f32) -> f32 {
+    x.sqrt()
+}
+/// `x * y + z` rounded once.
+pub fn fma_f64(x: f64, y: f64, z: f64) -> f64 {
+    x.mul_add(y, z)
+}
+/// `x * y + z` rounded once.
+pub fn fma_f32(x: f32, y: f32, z: f32) -> f32 {
+    x.mul_add(y, z)
+}

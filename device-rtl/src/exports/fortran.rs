@@ -752,6 +752,33 @@ pub unsafe extern "C-unwind" fn _FortranACharacterCompareScalar1(x: *const c_voi
 // ---------------------------------------------------------------------------
 // Numeric intrinsics (numeric.h), IEEE exceptions (exceptions.h), random numbers
 
+/// `x ** n`, REAL(4) and REAL(8) `x`, INTEGER(4) (`i`) and INTEGER(8) (`k`) `n`.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAFPow4i(x: f32, n: i32) -> f32 {
+    numeric::real_power(x, n.into())
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAFPow4k(x: f32, n: i64) -> f32 {
+    numeric::real_power(x, n)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAFPow8i(x: f64, n: i32) -> f64 {
+    numeric::real_power(x, n.into())
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAFPow8k(x: f64, n: i64) -> f64 {
+    numeric::real_power(x, n)
+}
+/// `ERFC_SCALED`; REAL(4) computed in double precision and rounded once.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAErfcScaled4(x: f32) -> f32 {
+    numeric::erfc_scaled(x.into()) as f32
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAErfcScaled8(x: f64) -> f64 {
+    numeric::erfc_scaled(x)
+}
+
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn _FortranAExponent4_4(x: f32) -> i32 {
     numeric::exponent4(x)

@@ -17,6 +17,8 @@ pub mod api;
 pub mod fortran;
 pub mod kernel;
 pub mod libc;
+#[cfg(any(feature = "fortran", not(target_arch = "nvptx64")))]
+pub mod libm;
 pub mod misc;
 pub mod ompx;
 pub mod parallel;

@@ -144,3 +144,68 @@ pub fn map_exception(excepts: u32) -> u32 {
     }
     excepts
 }
+
+/// `x ** n` for a REAL `x` and an INTEGER `n` (flang-rt's `FPow<kind><i|k>`):
+/// `n` squarings and products in the kind, from the least significant bit of
+/// `|n|` up, then the reciprocal for a negative `n`. `x ** 0` is 1, also for
+/// a zero or NaN `x`. The most negative `n`, whose magnitude has no positive
+/// counterpart, is `1 / (x ** -(n + 1) * x)`.
+pub fn real_power<T>(x: T, n: i64) -> T
+where
+    T: Copy + core::ops::Mul<Output = T> + core::ops::Div<Output = T> + From<u8>,
+{
+    let one = T::from(1);
+    if n == 0 {
+        return one;
+    }
+    let (mut left, extra) = if n == i64::MIN { (i64::MAX as u64, true) } else { (n.unsigned_abs(), false) };
+    let (mut result, mut square) = (one, x);
+    loop {
+        if left & 1 != 0 {
+            result = result * square;
+        }
+        left >>= 1;
+        if left == 0 {
+            break;
+        }
+        square = square * square;
+    }
+    if extra {
+        result = result * x;
+    }
+    if n < 0 { one / result } else { result }
+}
+
+/// `ERFC_SCALED(x)`, `exp(x**2) * erfc(x)`, in double precision. Below
+/// `ASYMPTOTIC_FROM` the product, with `x**2` split into a rounded part and
+/// its rounding error (one `fma`) so that `exp` sees it exactly; above,
+/// where `erfc` underflows, the asymptotic series `1 / (x sqrt(pi)) * (1 -
+/// 1/(2x**2) + 3/(2x**2)**2 - ...)`, summed until a term no longer changes
+/// the sum. Below about -26.6 the result overflows to infinity, as the
+/// function does.
+pub fn erfc_scaled(x: f64) -> f64 {
+    const ASYMPTOTIC_FROM: f64 = 26.0;
+    const FRAC_1_SQRT_PI: f64 = 0.564_189_583_547_756_3;
+    if x.is_nan() {
+        return x;
+    }
+    if x < ASYMPTOTIC_FROM {
+        let square = x * x;
+        let error = crate::arch::fma_f64(x, x, -square);
+        return libm::exp(square) * (1.0 + error) * libm::erfc(x);
+    }
+    if x == f64::INFINITY {
+        return 0.0;
+    }
+    let inverse_2x2 = 1.0 / (2.0 * x * x);
+    let (mut sum, mut term, mut k) = (1.0f64, 1.0f64, 1.0f64);
+    loop {
+        term = -term * (2.0 * k - 1.0) * inverse_2x2;
+        if sum + term == sum {
+            break;
+        }
+        sum += term;
+        k += 1.0;
+    }
+    FRAC_1_SQRT_PI / x * sum
+}
