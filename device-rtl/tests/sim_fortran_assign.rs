@@ -3,7 +3,9 @@
 //! relatives (reallocation of an allocatable left-hand side, overlap,
 //! character padding, deep copies of allocatable components),
 //! `ALLOCATE`/`DEALLOCATE` with default initialization and finalization,
-//! `MOVE_ALLOC`, array constructors, copy-in/copy-out and `ASSOCIATED`.
+//! `MOVE_ALLOC`, `ALLOCATE`/`DEALLOCATE` of pointers, `ALLOCATE(SOURCE=)`,
+//! `EOSHIFT` of derived types, array constructors, copy-in/copy-out and
+//! `ASSOCIATED`.
 
 mod common;
 mod fortran_common;
@@ -666,4 +668,161 @@ fn nested_components_are_copied_and_freed_at_every_depth() {
         assert_eq!(live_blocks(), blocks, "nothing leaked at any depth");
         let _ = ip;
     });
+}
+
+/// A disassociated POINTER of `rank` (no derived type, or `t`).
+fn pointer(elem_len: usize, code: i8, rank: usize, t: Option<*const DerivedType>) -> Desc {
+    let mut d = Desc::empty();
+    d.establish(std::ptr::null_mut(), elem_len, code, attribute::POINTER, &vec![Dim { lower_bound: 1, extent: 0, byte_stride: 0 }; rank], t);
+    d
+}
+
+/// ALLOCATE and DEALLOCATE of pointers: the bounds set, default
+/// initialization, and DEALLOCATE only of the whole of what ALLOCATE gave.
+#[test]
+fn pointers_allocate_and_deallocate_what_they_allocated() {
+    let t = bag();
+    let tp = t.ptr() as usize;
+    on_device(move || unsafe {
+        let tp = tp as *const DerivedType;
+        let blocks = live_blocks();
+        // real(8), pointer :: p(:,:); allocate(p(-1:1, 2:3))
+        let mut p = pointer(8, type_code::DOUBLE, 2, None);
+        _FortranAPointerSetBounds(p.ptr(), 0, -1, 1);
+        _FortranAPointerSetBounds(p.ptr(), 1, 2, 3);
+        assert_eq!(_FortranAPointerAllocate(p.ptr(), false, NULL, file(), 1, NULL), 0);
+        assert_eq!(p.dims(), contiguous(&[3, 2], &[-1, 2], 8));
+        assert_eq!(live_blocks(), blocks + 1);
+        // A pointer to a section of it, or to storage of the program's, is
+        // no allocation of its own.
+        let whole = p.header().base_addr;
+        let (_m, errmsg) = characters(&["?"], 20, &[]);
+        p.set_dim(1, Dim { extent: 1, ..p.dim(1) });
+        assert_eq!(_FortranAPointerDeallocate(p.ptr(), true, errmsg.ptr(), file(), 1), 110);
+        assert_eq!(errmsg.read_bytes(), [b"DEALLOCATE of a poin".to_vec()]);
+        let local = Buf::of(&[0u64; 8]);
+        p.set_base(local.ptr());
+        assert_eq!(_FortranAPointerDeallocate(p.ptr(), true, NULL, file(), 1), 110);
+        p.set_base(whole.cast());
+        p.set_dim(1, Dim { extent: 2, ..p.dim(1) });
+        assert_eq!(_FortranAPointerDeallocate(p.ptr(), true, NULL, file(), 1), 0);
+        assert!(p.base().is_null());
+        assert_eq!(live_blocks(), blocks);
+        assert_eq!(_FortranAPointerDeallocate(p.ptr(), true, NULL, file(), 1), stat::BASE_ADDR_NULL);
+        // An allocatable is no pointer.
+        let a = Desc::allocatable(4, type_code::INT32, 0);
+        assert_eq!(_FortranAPointerAllocate(a.ptr(), true, NULL, file(), 1, NULL), 18);
+        // A character of odd length: the footer still found.
+        let c = pointer(3, type_code::CHAR, 1, None);
+        _FortranAPointerSetBounds(c.ptr(), 0, 1, 3);
+        assert_eq!(_FortranAPointerAllocate(c.ptr(), false, NULL, file(), 1, NULL), 0);
+        assert_eq!(_FortranAPointerDeallocate(c.ptr(), false, NULL, file(), 1), 0);
+        // type(bag), pointer :: b(:); allocate(b(2)): default-initialized,
+        // its components freed by DEALLOCATE.
+        let b = pointer(56, type_code::STRUCT, 1, Some(tp));
+        _FortranAPointerSetBounds(b.ptr(), 0, 1, 2);
+        assert_eq!(_FortranAPointerAllocate(b.ptr(), false, NULL, file(), 1, NULL), 0);
+        assert!(bag_values(b.base()).0.is_null(), "the allocatable component starts unallocated");
+        fill_bag(b.base().add(56), 2, &[1.0, 2.0]);
+        assert_eq!(live_blocks(), blocks + 2);
+        assert_eq!(_FortranAPointerDeallocate(b.ptr(), false, NULL, file(), 1), 0);
+        assert_eq!(live_blocks(), blocks);
+    });
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, x) = array(&[1i32, 2], &[2]);
+            let mut p = pointer(4, type_code::INT32, 1, None);
+            p.set_base(x.base());
+            p.set_dim(0, x.dim(0));
+            _FortranAPointerDeallocate(p.ptr(), false, NULL, file(), 5);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:5): DEALLOCATE of a pointer that is not the whole content of a pointer ALLOCATE (STAT=110)");
+}
+
+/// ALLOCATE(..., SOURCE=): a scalar source in every element, an array
+/// source element by element, a derived one deep-copied.
+#[test]
+fn allocate_with_source_copies_the_source() {
+    let t = bag();
+    let tp = t.ptr() as usize;
+    on_device(move || unsafe {
+        let tp = tp as *const DerivedType;
+        let blocks = live_blocks();
+        let a = Desc::allocatable(4, type_code::INT32, 1);
+        _FortranAAllocatableSetBounds(a.ptr(), 0, 0, 2);
+        let (_s, seven) = scalar(7i32);
+        assert_eq!(_FortranAAllocatableAllocateSource(a.ptr(), seven.ptr(), false, NULL, file(), 1), 0);
+        assert_eq!((a.lower_bounds(), a.read::<i32>()), (vec![0], vec![7, 7, 7]));
+        let p = pointer(4, type_code::INT32, 1, None);
+        _FortranAPointerSetBounds(p.ptr(), 0, 1, 3);
+        let (_v, v) = array(&[4i32, 5, 6], &[3]);
+        assert_eq!(_FortranAPointerAllocateSource(p.ptr(), v.ptr(), false, NULL, file(), 1), 0);
+        assert_eq!(p.read::<i32>(), [4, 5, 6]);
+        assert_eq!(_FortranAPointerDeallocate(p.ptr(), false, NULL, file(), 1), 0, "an allocation of its own");
+        _FortranAAllocatableDeallocate(a.ptr(), false, NULL, file(), 1);
+        // type(bag), allocatable :: d(:); allocate(d(2), source=bag(9, [1, 2]))
+        let src = Buf::new(56);
+        let mut s = Desc::empty();
+        s.establish(src.ptr(), 56, type_code::STRUCT, attribute::OTHER, &[], Some(tp));
+        _FortranAInitialize(s.ptr(), file(), 1);
+        fill_bag(src.ptr(), 9, &[1.0, 2.0]);
+        let d = Desc::allocatable_derived(tp, 1);
+        _FortranAAllocatableSetBounds(d.ptr(), 0, 1, 2);
+        assert_eq!(_FortranAAllocatableAllocateSource(d.ptr(), s.ptr(), false, NULL, file(), 1), 0);
+        for i in 0..2 {
+            let at = d.base().add(56 * i);
+            assert_eq!((*(at as *const i32), bag_values(at).1), (9, vec![1.0, 2.0]));
+            assert_ne!(bag_values(at).0, bag_values(src.ptr()).0, "storage of its own");
+        }
+        _FortranAAllocatableDeallocate(d.ptr(), false, NULL, file(), 1);
+        _FortranADestroy(s.ptr());
+        assert_eq!(live_blocks(), blocks);
+    });
+}
+
+/// EOSHIFT of a derived type deep-copies BOUNDARY=, and needs it; of a
+/// CHARACTER without it, blanks come in.
+#[test]
+fn eoshift_boundaries_of_derived_and_character_arrays() {
+    let t = bag();
+    let tp = t.ptr() as usize;
+    on_device(move || unsafe {
+        let tp = tp as *const DerivedType;
+        let blocks = live_blocks();
+        let x = Desc::allocatable_derived(tp, 1);
+        _FortranAAllocatableSetBounds(x.ptr(), 0, 1, 2);
+        _FortranAAllocatableAllocate(x.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+        fill_bag(x.base(), 1, &[1.0]);
+        fill_bag(x.base().add(56), 2, &[2.0, 3.0]);
+        let src = Buf::new(56);
+        let mut b = Desc::empty();
+        b.establish(src.ptr(), 56, type_code::STRUCT, attribute::OTHER, &[], Some(tp));
+        _FortranAInitialize(b.ptr(), file(), 1);
+        fill_bag(src.ptr(), 5, &[5.0]);
+        let r = Desc::empty();
+        _FortranAEoshiftVector(r.ptr(), x.ptr(), -1, b.ptr(), file(), 1);
+        let at = |i: usize| r.base().add(56 * i);
+        assert_eq!((*(at(0) as *const i32), bag_values(at(0)).1), (5, vec![5.0]));
+        assert_eq!((*(at(1) as *const i32), bag_values(at(1)).1), (1, vec![1.0]));
+        assert_ne!(bag_values(at(0)).0, bag_values(src.ptr()).0, "storage of its own");
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranAAllocatableDeallocate(x.ptr(), false, NULL, file(), 1);
+        _FortranADestroy(b.ptr());
+        assert_eq!(live_blocks(), blocks);
+        let (_c, c) = characters(&["ab", "cd", "ef"], 2, &[3]);
+        _FortranAEoshiftVector(r.ptr(), c.ptr(), 2, NULL, file(), 1);
+        assert_eq!(r.read_bytes(), [b"ef".to_vec(), b"  ".to_vec(), b"  ".to_vec()]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+    });
+    let m = trap_message(move || {
+        on_device(move || unsafe {
+            let tp = tp as *const DerivedType;
+            let x = Desc::allocatable_derived(tp, 1);
+            _FortranAAllocatableSetBounds(x.ptr(), 0, 1, 0);
+            _FortranAAllocatableAllocate(x.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL);
+            _FortranAEoshiftVector(Desc::empty().ptr(), x.ptr(), 1, NULL, file(), 6);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:6): EOSHIFT: BOUNDARY= is required for ARRAY= of a derived type");
 }

@@ -431,3 +431,44 @@ fn io_statements_trap_naming_the_entry_point() {
         assert_eq!(out, format!("omprt: {name}: {why}\n"));
     }
 }
+
+/// REPEAT of CHARACTER(KIND=1) and (KIND=2), zero copies too; INDEX, SCAN
+/// and VERIFY of CHARACTER(KIND=2) and (KIND=4) count in characters.
+#[test]
+fn repeat_and_wide_searches() {
+    on_device(|| unsafe {
+        let (_a, s) = characters(&["ab "], 3, &[]);
+        let r = Desc::empty();
+        _FortranARepeat(r.ptr(), s.ptr(), 3, file(), 1);
+        assert_eq!((r.header().rank, r.header().type_code, r.read_bytes()), (0, type_code::CHAR, vec![b"ab ab ab ".to_vec()]));
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        _FortranARepeat(r.ptr(), s.ptr(), 0, file(), 1);
+        assert_eq!(r.header().elem_len, 0);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let (_b, w) = wide::<u16>(&[&[0x3b1, 0x20]], 2, &[], type_code::CHAR16);
+        _FortranARepeat(r.ptr(), w.ptr(), 2, file(), 1);
+        assert_eq!((r.header().elem_len, r.header().type_code), (8, type_code::CHAR16));
+        assert_eq!(std::slice::from_raw_parts(r.base() as *const u16, 4), [0x3b1, 0x20, 0x3b1, 0x20]);
+        _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+        let x: [u32; 5] = [0x10000, 98, 99, 98, 0x10000];
+        let p = |v: &[u32]| v.as_ptr() as *const c_void;
+        assert_eq!(_FortranAIndex4(p(&x), 5, p(&[98, 99]), 2, false), 2);
+        assert_eq!(_FortranAIndex4(p(&x), 5, p(&[98]), 1, true), 4);
+        assert_eq!(_FortranAScan4(p(&x), 5, p(&[99, 0x10000]), 2, false), 1);
+        assert_eq!(_FortranAScan4(p(&x), 5, p(&[98]), 1, true), 4);
+        assert_eq!(_FortranAVerify4(p(&x), 5, p(&[0x10000, 98]), 2, false), 3);
+        assert_eq!(_FortranAVerify4(p(&x), 5, p(&[0x10000]), 1, true), 4);
+        let y: [u16; 4] = [0x2020, 32, 0x2020, 7];
+        let q = |v: &[u16]| v.as_ptr() as *const c_void;
+        assert_eq!(_FortranAIndex2(q(&y), 4, q(&[0x2020]), 1, true), 3);
+        assert_eq!(_FortranAScan2(q(&y), 4, q(&[32]), 1, false), 2);
+        assert_eq!(_FortranAVerify2(q(&y), 4, q(&[0x2020, 32]), 2, true), 4);
+    });
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_a, s) = characters(&["ab"], 2, &[]);
+            _FortranARepeat(Desc::empty().ptr(), s.ptr(), -1, file(), 4);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:4): REPEAT has negative NCOPIES=-1");
+}

@@ -1357,3 +1357,147 @@ fn findloc_of_complex_values_compares_both_parts() {
         _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
     });
 }
+
+/// The element number of the subscripts `s` of an array of `extents`.
+fn element_number(s: &[i64], extents: &[i64]) -> usize {
+    s.iter().zip(extents).rev().fold(0i64, |n, (&s, &e)| n * e + s) as usize
+}
+
+/// The line (array element order of the subscripts but `dim0`) of `s`.
+fn line_of(s: &[i64], extents: &[i64], dim0: usize) -> usize {
+    let (s, e): (Vec<i64>, Vec<i64>) = s.iter().zip(extents).enumerate().filter(|(j, _)| *j != dim0).map(|(_, (&s, &e))| (s, e)).unzip();
+    element_number(&s, &e)
+}
+
+/// CSHIFT (`circular`) or EOSHIFT of `values` (array element order) of
+/// `extents` along `dim0`, shift and boundary of each line given.
+fn shift_model(values: &[i32], extents: &[i64], dim0: usize, shift: &dyn Fn(usize) -> i64, boundary: &dyn Fn(usize) -> i32, circular: bool) -> Vec<i32> {
+    (0..values.len())
+        .map(|n| {
+            let mut s = subscripts(n, extents);
+            let l = line_of(&s, extents, dim0);
+            let k = s[dim0] + shift(l);
+            if circular {
+                s[dim0] = k.rem_euclid(extents[dim0]);
+            } else if !(0..extents[dim0]).contains(&k) {
+                return boundary(l);
+            } else {
+                s[dim0] = k;
+            }
+            values[element_number(&s, extents)]
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// CSHIFT and EOSHIFT along each dimension of a section of rank 1 to 3
+    /// (any strides and lower bounds), with a scalar SHIFT= and an array
+    /// one, BOUNDARY= absent, a scalar or an array.
+    #[test]
+    fn cshift_and_eoshift_agree_with_the_model(
+        section in (1usize..4).prop_flat_map(|r| section_strategy(r, 1..4)),
+        dim in 1i32..4,
+        shifts in proptest::collection::vec(-4i64..5, 9),
+    ) {
+        let rank = section.dims.len();
+        let dim = dim.min(rank as i32);
+        let dim0 = dim as usize - 1;
+        let extents = section.extents();
+        let others: Vec<i64> = extents.iter().enumerate().filter(|(j, _)| *j != dim0).map(|(_, &e)| e).collect();
+        let lines = others.iter().product::<i64>() as usize;
+        let (extents_on_device, shifts_on_device, others_on_device) = (extents.clone(), shifts.clone(), others.clone());
+        let (got, values) = on_device(move || unsafe {
+            let (extents, shifts, others) = (extents_on_device, shifts_on_device, others_on_device);
+            let parent: Vec<i32> = (0..section.parent_len() as i32).collect();
+            let buf = Buf::of(&parent);
+            let x = section.describe(buf.ptr(), 4, type_code::INT32);
+            let values = x.read::<i32>();
+            let (_s, scalar_shift) = scalar(shifts[0]);
+            let (_t, array_shift) = array(&shifts[..lines].iter().map(|&s| s as i16).collect::<Vec<_>>(), &others);
+            let (_b, scalar_boundary) = scalar(-1i32);
+            let (_c, array_boundary) = array(&(0..lines as i32).map(|l| -10 - l).collect::<Vec<_>>(), &others);
+            let mut got = Vec::new();
+            for (shift, boundary) in [(&scalar_shift, None), (&array_shift, Some(&scalar_boundary)), (&array_shift, Some(&array_boundary))] {
+                let r = Desc::empty();
+                if rank == 1 {
+                    _FortranACshiftVector(r.ptr(), x.ptr(), shifts[0], file(), 1);
+                } else {
+                    _FortranACshift(r.ptr(), x.ptr(), shift.ptr(), dim, file(), 1);
+                }
+                assert_eq!((r.extents(), r.lower_bounds()), (extents.clone(), vec![1; rank]));
+                got.push(r.read::<i32>());
+                _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+                let b = boundary.map_or(NULL, |b| b.ptr() as *const c_void);
+                if rank == 1 {
+                    _FortranAEoshiftVector(r.ptr(), x.ptr(), shifts[0], b, file(), 1);
+                } else {
+                    _FortranAEoshift(r.ptr(), x.ptr(), shift.ptr(), b, dim, file(), 1);
+                }
+                got.push(r.read::<i32>());
+                _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+            }
+            (got, values)
+        });
+        let scalar_shift = |_: usize| shifts[0];
+        let array_shift = |l: usize| if rank == 1 { shifts[0] } else { shifts[l] };
+        let zero = |_: usize| 0;
+        let minus_one = |_: usize| -1;
+        let per_line = |l: usize| -10 - l as i32;
+        let want = vec![
+            shift_model(&values, &extents, dim0, &scalar_shift, &zero, true),
+            shift_model(&values, &extents, dim0, &scalar_shift, &zero, false),
+            shift_model(&values, &extents, dim0, &array_shift, &zero, true),
+            shift_model(&values, &extents, dim0, &array_shift, &minus_one, false),
+            shift_model(&values, &extents, dim0, &array_shift, &zero, true),
+            shift_model(&values, &extents, dim0, &array_shift, &per_line, false),
+        ];
+        prop_assert_eq!(got, want);
+    }
+
+    /// UNPACK into a mask of rank 1 to 3, FIELD= a scalar or a section of
+    /// any strides, VECTOR= read backwards.
+    #[test]
+    fn unpack_agrees_with_the_model(
+        section in (1usize..4).prop_flat_map(|r| section_strategy(r, 0..4)),
+        mask in proptest::collection::vec(any::<bool>(), 27),
+        scalar_field in any::<bool>(),
+    ) {
+        let extents = section.extents();
+        let n = extents.iter().product::<i64>() as usize;
+        let trues = mask[..n].iter().filter(|&&m| m).count();
+        let (mask_on_device, extents_on_device) = (mask.clone(), extents.clone());
+        let (got, field) = on_device(move || unsafe {
+            let (mask, extents) = (mask_on_device, extents_on_device);
+            let parent: Vec<i64> = (0..section.parent_len() as i64).map(|i| 100 + i).collect();
+            let buf = Buf::of(&parent);
+            let (_f, fixed) = scalar(7i64);
+            let field = if scalar_field { fixed } else { section.describe(buf.ptr(), 8, type_code::INT64) };
+            let (_m, m) = logicals(&mask[..n], &extents, 2);
+            let vbuf = Buf::of(&(0..trues as i64 + 1).map(|i| -i).collect::<Vec<_>>());
+            let mut v = Desc::empty();
+            v.establish(vbuf.ptr().add(8 * trues), 8, type_code::INT64, attribute::OTHER, &[Dim { lower_bound: 5, extent: trues as i64 + 1, byte_stride: -8 }], None);
+            let r = Desc::empty();
+            _FortranAUnpack(r.ptr(), v.ptr(), m.ptr(), field.ptr(), file(), 1);
+            assert_eq!((r.extents(), r.lower_bounds()), (extents.clone(), vec![1; extents.len()]));
+            let got = r.read::<i64>();
+            _FortranAAllocatableDeallocate(r.ptr(), false, NULL, file(), 1);
+            (got, field.read::<i64>())
+        });
+        let mut next = 0i64;
+        let want: Vec<i64> = (0..n)
+            .map(|i| {
+                if mask[i] {
+                    next += 1;
+                    next - 1 - trues as i64
+                } else if scalar_field {
+                    field[0]
+                } else {
+                    field[i]
+                }
+            })
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}

@@ -6,7 +6,9 @@
 ! default initialization, finalization on DEALLOCATE, structure
 ! constructors, MOVE_ALLOC, copy-in/copy-out of a discontiguous actual
 ! argument, pointers and ASSOCIATED(P, T), SIZE/SHAPE/LBOUND/UBOUND on
-! descriptors, character arrays. Integer results only.
+! descriptors, character arrays, ALLOCATE and DEALLOCATE of pointers (with
+! bounds, STAT=, SOURCE=), ALLOCATE(SOURCE=) of allocatables. Integer
+! results only.
 module fa_types
   implicit none
   type :: point
@@ -130,6 +132,39 @@ contains
     out(10) = merge(1, 0, is_contiguous(r(1:9:2))) + merge(2, 0, is_contiguous(r(2:4)))
   end subroutine
 
+  subroutine pointers(n, out)
+    !$omp declare target
+    integer, intent(in) :: n
+    integer, intent(out) :: out(6)
+    real(8), pointer :: p(:), q(:, :)
+    integer, pointer :: k(:)
+    integer, allocatable :: m(:)
+    real(8), target :: t(4)
+    integer :: st, i
+    allocate(p(n))
+    do i = 1, n
+      p(i) = i
+    end do
+    out(1) = int(sum(p)) * 10 + size(p)
+    deallocate(p)
+    out(2) = merge(1, 0, associated(p))
+    allocate(q(-1:n, 2:3), stat=st)
+    q = 2
+    out(3) = st * 1000 + lbound(q, 1) * 100 + ubound(q, 2) * 10 + int(sum(q))
+    deallocate(q, stat=st)
+    t = 1
+    p => t
+    deallocate(p, stat=st)    ! not what ALLOCATE gave: an error status
+    out(4) = st
+    allocate(k(2:n), source=7)
+    allocate(m, source=k)
+    out(5) = sum(k) * 100 + lbound(m, 1) * 10 + size(m)
+    deallocate(k)
+    allocate(k, source=[(i * i, i = 1, n)])
+    out(6) = sum(k)
+    deallocate(k)
+  end subroutine
+
   subroutine final_scope(out)
     !$omp declare target
     integer, intent(out) :: out
@@ -145,7 +180,7 @@ end module
 program fortran_assign
   use fa_work
   implicit none
-  integer :: g(4), d(8), s(10), grid(6, 4), f, i, j
+  integer :: g(4), d(8), s(10), grid(6, 4), f, i, j, pt(6)
   character(len=6) :: names(3), copies(3)
   do j = 1, 4
     do i = 1, 6
@@ -153,11 +188,12 @@ program fortran_assign
     end do
   end do
   names = ['alpha ', 'beta  ', 'gamma ']
-  !$omp target map(from: g, d, s, f, copies) map(tofrom: grid) map(to: names)
+  !$omp target map(from: g, d, s, f, copies, pt) map(tofrom: grid) map(to: names)
   call grow(g, 9)
   call deep(d)
   call sections(grid, s)
   call final_scope(f)
+  call pointers(5, pt)
   copies = names
   !$omp end target
   print '(a, 4i6)', 'grow:', g
@@ -166,4 +202,5 @@ program fortran_assign
   print '(a, 6i6)', 'grid:', grid(:, 1)
   print '(a, i6)', 'finals:', f
   print '(3a7)', copies
+  print '(a, 6i6)', 'pointers:', pt
 end program

@@ -4,7 +4,8 @@
 ! COUNT, ANY, ALL, IALL, IANY, IPARITY, NORM2, DOT_PRODUCT over arrays of
 ! rank 1 and 2, with DIM=, MASK= and BACK=, of integer and real kinds, and
 ! MATMUL (also of mixed INTEGER and REAL kinds, and of LOGICAL), TRANSPOSE,
-! RESHAPE, PACK, SPREAD, CSHIFT. Values exact in any
+! RESHAPE, PACK, UNPACK, SPREAD, CSHIFT and EOSHIFT (also along DIM=, with
+! an array SHIFT= and BOUNDARY=). Values exact in any
 ! order of evaluation, printed as integers (NINT is avoided: flang 22 makes
 ! it llvm.lround, which the NVPTX back end cannot select).
 module fr_work
@@ -94,6 +95,42 @@ contains
     out(10) = sum(cshift(a(:, 1), 2) * [1, 2, 3, 4, 5, 6])
   end subroutine
 
+  ! CSHIFT and EOSHIFT of a matrix along each dimension, by a scalar and by
+  ! a per-line shift, EOSHIFT of a vector and with BOUNDARY=, UNPACK with
+  ! a scalar and an array FIELD=.
+  subroutine shifts(a, out)
+    !$omp declare target
+    integer, intent(in) :: a(:, :)
+    integer, intent(out) :: out(10)
+    integer :: c(size(a, 1), size(a, 2)), e(size(a, 1), size(a, 2)), sh(size(a, 1)), u(2, 3), v(size(a, 1))
+    logical :: mask(2, 3)
+    integer :: i
+    do i = 1, size(a, 1)
+      sh(i) = i - 3
+    end do
+    c = cshift(a, 1, dim=2)
+    out(1) = sum(c(:, 1) * [1, 2, 3, 4, 5, 6]) + c(6, 4)
+    c = cshift(a, sh, dim=2)
+    out(2) = sum(c(:, 1) * [1, 2, 3, 4, 5, 6]) + c(1, 4)
+    c = cshift(a, -2, dim=1)
+    out(3) = c(1, 1) * 1000 + c(3, 2)
+    e = eoshift(a, 2, dim=1)
+    out(4) = sum(e(:, 1) * [1, 2, 3, 4, 5, 6]) + sum(e)
+    e = eoshift(a, -1, boundary=-5, dim=2)
+    out(5) = sum(e(:, 1)) + e(2, 2)
+    e = eoshift(a, sh(1:4), boundary=sh(3:6), dim=1)
+    out(6) = sum(e(:, 1) * [1, 2, 3, 4, 5, 6]) + sum(e)
+    v = eoshift(a(:, 2), -3)
+    out(7) = sum(v * [1, 2, 3, 4, 5, 6])
+    v = eoshift(a(:, 3), 4, boundary=99)
+    out(8) = sum(v * [1, 2, 3, 4, 5, 6])
+    mask = reshape([.true., .false., .false., .true., .true., .false.], [2, 3])
+    u = unpack(a(1:3, 1), mask, 0)
+    out(9) = sum(u * reshape([1, 2, 3, 4, 5, 6], [2, 3]))
+    u = unpack(a(:, 4), .not. mask, a(1:2, 2:4))
+    out(10) = sum(u * reshape([1, 2, 3, 4, 5, 6], [2, 3]))
+  end subroutine
+
   ! MATMUL of operands of different types and kinds, whose result takes the
   ! wider type (REAL over INTEGER, the greater kind), and of LOGICALs.
   subroutine mixed(a, r, out)
@@ -136,7 +173,7 @@ end module
 program fortran_reduce
   use fr_work
   implicit none
-  integer :: a(6, 4), i, j, dims(8, 4), t(10), m(8)
+  integer :: a(6, 4), i, j, dims(8, 4), t(10), m(8), sh(10)
   real(8) :: r(3, 4)
   integer(8) :: all(24)
   do j = 1, 4
@@ -149,11 +186,12 @@ program fortran_reduce
       r(i, j) = 0.5d0 * i + 0.25d0 * j
     end do
   end do
-  !$omp target map(to: a, r) map(from: all, dims, t, m)
+  !$omp target map(to: a, r) map(from: all, dims, t, m, sh)
   call reduce_all(a, r, all)
   call reduce_dim(a, r, dims)
   call transform(a, r, t)
   call mixed(a, r, m)
+  call shifts(a, sh)
   !$omp end target
   print '(a, 12i8)', 'all:', all(1:12)
   print '(a, 12i8)', 'all:', all(13:24)
@@ -162,4 +200,5 @@ program fortran_reduce
   end do
   print '(a, 10i8)', 'transform:', t
   print '(a, 8i8)', 'mixed:', m
+  print '(a, 10i8)', 'shifts:', sh
 end program

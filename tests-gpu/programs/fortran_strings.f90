@@ -2,7 +2,8 @@
 ! device library of flang-rt's entry points): TRIM, ADJUSTL, ADJUSTR,
 ! INDEX (also BACK=), SCAN, VERIFY, LEN_TRIM, concatenation into a
 ! deferred-length allocatable, comparisons (<, ==, LGE), MAXVAL, MINVAL,
-! MAXLOC and COUNT over character arrays, REPEAT, ICHAR.
+! MAXLOC and COUNT over character arrays, REPEAT (also of a run-time count
+! into a deferred-length allocatable), ICHAR.
 module fs_work
   implicit none
 contains
@@ -36,6 +37,20 @@ contains
     out(15) = len(trim(w(1)) // trim(w(2)))
     out(16) = count(w > 'b')
   end subroutine
+
+  subroutine repeated(s, n, out, res)
+    !$omp declare target
+    character(len=*), intent(in) :: s
+    integer, intent(in) :: n
+    integer, intent(out) :: out(2)
+    character(len=40), intent(out) :: res
+    character(len=:), allocatable :: r
+    r = repeat(s(2:4), n)
+    res = r
+    out(1) = len(r)
+    r = repeat(s(2:4), n - n)
+    out(2) = len(r)
+  end subroutine
 end module
 
 program fortran_strings
@@ -43,14 +58,18 @@ program fortran_strings
   implicit none
   character(len=20) :: s, t
   character(len=40) :: res(4)
-  integer :: out(16), i
+  integer :: out(16), i, n, rout(2)
+  character(len=40) :: rres
   s = ' hello world'
   t = '    trailing'
-  !$omp target map(to: s, t) map(from: out, res)
+  n = 4
+  !$omp target map(to: s, t, n) map(from: out, res, rout, rres)
   call strings(s, t, out, res)
+  call repeated(s, n, rout, rres)
   !$omp end target
   print '(a, 16i5)', 'ints:', out
   do i = 1, 4
     print '(3a)', '[', trim(res(i)), ']'
   end do
+  print '(a, 2i5, 3a)', 'repeat:', rout, ' [', trim(rres), ']'
 end program

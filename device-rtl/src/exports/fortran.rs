@@ -180,6 +180,64 @@ pub unsafe extern "C-unwind" fn _FortranAAllocatableDeallocate(
 }
 
 #[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAllocatableAllocateSource(
+    d: VoidPtr,
+    source: *const c_void,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+) -> i32 {
+    // SAFETY: flang's descriptors (ERRMSG= may be null).
+    unsafe { allocatable::allocate_source(desc(d), desc(source), has_stat, optional(errmsg), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPointerSetBounds(d: VoidPtr, zero_based_dim: i32, lower: i64, upper: i64) {
+    // SAFETY: flang's descriptor; the dimension is within its rank.
+    unsafe { allocatable::pointer_set_bounds(desc(d), zero_based_dim as usize, lower, upper) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPointerAllocate(
+    d: VoidPtr,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+    _memcpy: *const c_void,
+) -> i32 {
+    // SAFETY: flang's descriptors (ERRMSG= may be null). The copy function
+    // is CUDA Fortran's: the device heap needs none.
+    unsafe { allocatable::pointer_allocate(desc(d), has_stat, optional(errmsg), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPointerAllocateSource(
+    d: VoidPtr,
+    source: *const c_void,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+) -> i32 {
+    // SAFETY: flang's descriptors (ERRMSG= may be null).
+    unsafe { allocatable::pointer_allocate_source(desc(d), desc(source), has_stat, optional(errmsg), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPointerDeallocate(
+    d: VoidPtr,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+) -> i32 {
+    // SAFETY: as above.
+    unsafe { allocatable::pointer_deallocate(desc(d), has_stat, optional(errmsg), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAMoveAlloc(
     to: VoidPtr,
     from: VoidPtr,
@@ -704,8 +762,67 @@ pub unsafe extern "C-unwind" fn _FortranACshiftVector(result: VoidPtr, source: *
     unsafe { tf::cshift_vector(desc(result), desc(source), shift, site(file, line)) }
 }
 
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACshift(
+    result: VoidPtr,
+    source: *const c_void,
+    shift: *const c_void,
+    dim: i32,
+    file: *const c_void,
+    line: i32,
+) {
+    // SAFETY: as above.
+    unsafe { tf::cshift(desc(result), desc(source), desc(shift), dim, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAEoshift(
+    result: VoidPtr,
+    source: *const c_void,
+    shift: *const c_void,
+    boundary: *const c_void,
+    dim: i32,
+    file: *const c_void,
+    line: i32,
+) {
+    // SAFETY: flang's descriptors (BOUNDARY= may be null) and source position.
+    unsafe { tf::eoshift(desc(result), desc(source), tf::Shift::Array(desc(shift)), optional(boundary), dim, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAEoshiftVector(
+    result: VoidPtr,
+    source: *const c_void,
+    shift: i64,
+    boundary: *const c_void,
+    file: *const c_void,
+    line: i32,
+) {
+    // SAFETY: as above.
+    unsafe { tf::eoshift(desc(result), desc(source), tf::Shift::Scalar(shift), optional(boundary), 1, site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAUnpack(
+    result: VoidPtr,
+    vector: *const c_void,
+    mask: *const c_void,
+    field: *const c_void,
+    file: *const c_void,
+    line: i32,
+) {
+    // SAFETY: flang's descriptors and source position.
+    unsafe { tf::unpack(desc(result), desc(vector), desc(mask), desc(field), site(file, line)) }
+}
+
 // ---------------------------------------------------------------------------
 // Characters (character.h)
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranARepeat(result: VoidPtr, string: *const c_void, ncopies: i64, file: *const c_void, line: i32) {
+    // SAFETY: flang's result descriptor (a scalar's) and string descriptor.
+    unsafe { character::repeat(desc(result), desc(string), ncopies, site(file, line)) }
+}
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranATrim(result: VoidPtr, string: *const c_void, file: *const c_void, line: i32) {
@@ -741,6 +858,35 @@ pub unsafe extern "C-unwind" fn _FortranAScan1(string: *const c_void, len: i64, 
 pub unsafe extern "C-unwind" fn _FortranAVerify1(string: *const c_void, len: i64, set: *const c_void, setlen: i64, back: bool) -> i64 {
     // SAFETY: as above.
     unsafe { character::scan_verify(chars1(string, len), chars1(set, setlen), back, true) as i64 }
+}
+
+/// `INDEX`, `SCAN` and `VERIFY` of CHARACTER(KIND=2) and (KIND=4): lengths
+/// in characters.
+macro_rules! wide_string_search {
+    ($($index:ident, $scan:ident, $verify:ident = $bytes:literal;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $index(string: *const c_void, len: i64, substring: *const c_void, sublen: i64, back: bool) -> i64 {
+            // SAFETY: flang's strings of the lengths given.
+            let (x, y) = unsafe { (Addr::from_flang(string), Addr::from_flang(substring)) };
+            character::index(Chars::of_kind(x, len.max(0) as usize, $bytes), Chars::of_kind(y, sublen.max(0) as usize, $bytes), back) as i64
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $scan(string: *const c_void, len: i64, set: *const c_void, setlen: i64, back: bool) -> i64 {
+            // SAFETY: as above.
+            let (x, y) = unsafe { (Addr::from_flang(string), Addr::from_flang(set)) };
+            character::scan_verify(Chars::of_kind(x, len.max(0) as usize, $bytes), Chars::of_kind(y, setlen.max(0) as usize, $bytes), back, false) as i64
+        }
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $verify(string: *const c_void, len: i64, set: *const c_void, setlen: i64, back: bool) -> i64 {
+            // SAFETY: as above.
+            let (x, y) = unsafe { (Addr::from_flang(string), Addr::from_flang(set)) };
+            character::scan_verify(Chars::of_kind(x, len.max(0) as usize, $bytes), Chars::of_kind(y, setlen.max(0) as usize, $bytes), back, true) as i64
+        }
+    )*};
+}
+wide_string_search! {
+    _FortranAIndex2, _FortranAScan2, _FortranAVerify2 = 2;
+    _FortranAIndex4, _FortranAScan4, _FortranAVerify4 = 4;
 }
 
 #[unsafe(no_mangle)]

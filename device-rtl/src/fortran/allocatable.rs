@@ -1,12 +1,13 @@
 //! `ALLOCATE`, `DEALLOCATE` and `MOVE_ALLOC` of allocatables (flang-rt's
-//! `allocatable.cpp`), and the pointer inquiries (`pointer.cpp`).
+//! `allocatable.cpp`), `ALLOCATE` and `DEALLOCATE` of pointers and the
+//! pointer inquiries (`pointer.cpp`).
 
-use super::assign::{STAT_INVALID_DESCRIPTOR, STAT_MOVE_ALLOC_SAME, return_error};
+use super::assign::{self, STAT_BAD_POINTER_DEALLOCATION, STAT_INVALID_DESCRIPTOR, STAT_MOVE_ALLOC_SAME, return_error};
 use super::derived;
 use super::descriptor::Desc;
-use super::memory::Addr;
+use super::memory::{self, Addr};
 use super::terminator::{self, Site};
-use omprt_abi::fortran::stat;
+use omprt_abi::fortran::{attribute, stat};
 
 /// The storage of `d` comes from the device heap; another allocator (CUDA
 /// Fortran's managed or pinned memory) has no device counterpart.
@@ -53,6 +54,126 @@ pub fn deallocate(d: Desc, has_stat: bool, errmsg: Option<Desc>, site: Site) -> 
         return return_error(stat::BASE_ADDR_NULL, has_stat, errmsg, site);
     }
     let status = derived::destroy_descriptor(d, true, false).err().unwrap_or(stat::OK);
+    return_error(status, has_stat, errmsg, site)
+}
+
+/// `_FortranAAllocatableAllocateSource` and `_FortranAPointerAllocateSource`
+/// after the allocation: `ALLOCATE(..., SOURCE=source)` gives each element
+/// of an array `d` the value of a scalar `source`, else assigns `source` to
+/// `d` as a whole.
+fn assign_source(d: Desc, source: Desc, site: Site) {
+    if d.rank() == 0 || source.rank() != 0 {
+        return assign::assign(d, source, 0, site);
+    }
+    let bytes = d.elem_len();
+    match d.derived_type() {
+        Some(t) => derived::with_temporary_descriptor(0, d.len_parameters(), |element| {
+            for n in 0..d.elements() {
+                element.establish_derived(t, d.base().offset(d.element_offset(n)), 0, None, attribute::OTHER);
+                for j in 0..t.len_parameters() {
+                    element.set_len_parameter(j, d.len_parameter(j));
+                }
+                assign::assign(element, source, 0, site);
+            }
+        }),
+        None => {
+            for n in 0..d.elements() {
+                d.base().offset(d.element_offset(n)).copy_from(source.base(), bytes);
+            }
+        }
+    }
+}
+
+/// `_FortranAAllocatableAllocateSource`: [`allocate`], then the value of
+/// `source`.
+pub fn allocate_source(d: Desc, source: Desc, has_stat: bool, errmsg: Option<Desc>, site: Site) -> i32 {
+    let status = allocate(d, has_stat, errmsg, site);
+    if status == stat::OK {
+        assign_source(d, source, site);
+    }
+    status
+}
+
+/// `_FortranAPointerSetBounds`: the bounds of dimension `dim` (zero-based)
+/// before `ALLOCATE`.
+pub fn pointer_set_bounds(d: Desc, dim: usize, lower: i64, upper: i64) {
+    d.set_bounds(dim, lower, upper);
+}
+
+/// The bytes of a pointer's elements rounded up to a word: where the footer
+/// of its `ALLOCATE` lies.
+fn footer_offset(d: Desc) -> usize {
+    let mut bytes = d.elem_len();
+    for j in 0..d.rank() {
+        bytes = bytes.wrapping_mul(d.extent(j) as usize);
+    }
+    bytes.next_multiple_of(FOOTER_BYTES)
+}
+
+const FOOTER_BYTES: usize = size_of::<u64>();
+
+/// The footer word of an allocation at `base`: its address complemented.
+fn footer_word(base: Addr) -> u64 {
+    !(base.value() as u64)
+}
+
+/// `_FortranAPointerAllocate`: allocates with the bounds set (whatever the
+/// pointer was associated with before), then default-initializes a derived
+/// type. The allocation ends with a footer word that `DEALLOCATE` checks.
+/// A non-pointer descriptor is an error (a status with `STAT=`, else a
+/// crash).
+pub fn pointer_allocate(d: Desc, has_stat: bool, errmsg: Option<Desc>, site: Site) -> i32 {
+    check_allocator(d, b"_FortranAPointerAllocate");
+    if !d.is_pointer() {
+        return return_error(STAT_INVALID_DESCRIPTOR, has_stat, errmsg, site);
+    }
+    if (d.elem_len() as i64) < 0 {
+        // F'2023 7.4.4.2: a negative character length is zero.
+        d.set_elem_len(0);
+    }
+    let bytes = footer_offset(d);
+    let base = memory::allocate(bytes.saturating_add(FOOTER_BYTES));
+    if base.is_null() {
+        return return_error(stat::MEM_ALLOCATION, has_stat, errmsg, site);
+    }
+    d.set_base(base);
+    d.set_contiguous_strides();
+    if let Some(t) = d.derived_type().filter(|t| !t.no_initialization_needed()) {
+        derived::initialize(d, t);
+    }
+    base.plus(bytes).store(footer_word(base));
+    stat::OK
+}
+
+/// `_FortranAPointerAllocateSource`: [`pointer_allocate`], then the value
+/// of `source`.
+pub fn pointer_allocate_source(d: Desc, source: Desc, has_stat: bool, errmsg: Option<Desc>, site: Site) -> i32 {
+    let status = pointer_allocate(d, has_stat, errmsg, site);
+    if status == stat::OK {
+        assign_source(d, source, site);
+    }
+    status
+}
+
+/// `_FortranAPointerDeallocate`: a pointer associated with the whole of an
+/// allocation of [`pointer_allocate`] (its footer word in place) is
+/// finalized, its components deallocated, then its storage. A
+/// disassociated pointer, or one associated with anything else, is an error.
+pub fn pointer_deallocate(d: Desc, has_stat: bool, errmsg: Option<Desc>, site: Site) -> i32 {
+    check_allocator(d, b"_FortranAPointerDeallocate");
+    if !d.is_pointer() {
+        return return_error(STAT_INVALID_DESCRIPTOR, has_stat, errmsg, site);
+    }
+    if !d.is_allocated() {
+        return return_error(stat::BASE_ADDR_NULL, has_stat, errmsg, site);
+    }
+    // The footer byte by byte: a pointer to something else may be unaligned.
+    let footer = d.base().plus(footer_offset(d));
+    let word = (0..FOOTER_BYTES).fold(0u64, |w, k| w | u64::from(footer.plus(k).load::<u8>()) << (8 * k));
+    if word != footer_word(d.base()) {
+        return return_error(STAT_BAD_POINTER_DEALLOCATION, has_stat, errmsg, site);
+    }
+    let status = derived::destroy_descriptor(d, true, true).err().unwrap_or(stat::OK);
     return_error(status, has_stat, errmsg, site)
 }
 

@@ -396,6 +396,7 @@ pub fn return_error(status: i32, has_stat: bool, errmsg: Option<Desc>, site: Sit
         stat::MEM_ALLOCATION => b"Memory allocation failed",
         STAT_INVALID_DESCRIPTOR => b"Invalid descriptor",
         STAT_MOVE_ALLOC_SAME => b"MOVE_ALLOC passed the same address as to and from",
+        STAT_BAD_POINTER_DEALLOCATION => b"DEALLOCATE of a pointer that is not the whole content of a pointer ALLOCATE",
         _ => b"Unknown error",
     };
     if !has_stat {
@@ -418,3 +419,5 @@ pub fn return_error(status: i32, has_stat: bool, errmsg: Option<Desc>, site: Sit
 pub const STAT_INVALID_DESCRIPTOR: i32 = 18;
 /// flang-rt's `StatMoveAllocSameAllocatable`.
 pub const STAT_MOVE_ALLOC_SAME: i32 = 109;
+/// flang-rt's `StatBadPointerDeallocation`.
+pub const STAT_BAD_POINTER_DEALLOCATION: i32 = 110;

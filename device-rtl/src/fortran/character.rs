@@ -1,5 +1,5 @@
 //! Character intrinsics flang calls its runtime for (flang-rt's
-//! `character.cpp`): `TRIM`, `ADJUSTL`, `ADJUSTR`, `INDEX`, `SCAN`,
+//! `character.cpp`): `TRIM`, `REPEAT`, `ADJUSTL`, `ADJUSTR`, `INDEX`, `SCAN`,
 //! `VERIFY` and the comparison of character scalars, with Fortran's
 //! conventions: lengths in characters, no terminating NUL, the shorter
 //! operand of a comparison blank-padded, positions 1-based (0: none).
@@ -20,6 +20,10 @@ pub struct Chars {
 impl Chars {
     pub fn kind1(at: Addr, len: usize) -> Chars {
         Chars { at, len, bytes: 1 }
+    }
+    /// `len` characters of `bytes` bytes each (kind 1, 2 or 4).
+    pub fn of_kind(at: Addr, len: usize, bytes: usize) -> Chars {
+        Chars { at, len, bytes }
     }
     /// Character `i` (zero-based) as a code point.
     pub fn get(self, i: usize) -> u32 {
@@ -74,6 +78,28 @@ pub fn trim(result: Desc, string: Desc, site: Site) {
         terminator::crash_with(site, b"TRIM: could not allocate storage for result");
     }
     result.base().copy_from(string.base(), keep);
+}
+
+/// `_FortranARepeat`: `result` becomes an allocated scalar of `ncopies`
+/// copies of `string` (a scalar) one after another.
+pub fn repeat(result: Desc, string: Desc, ncopies: i64, site: Site) {
+    if ncopies < 0 {
+        terminator::crash(site, |m| {
+            m.text(b"REPEAT has negative NCOPIES=").int(ncopies);
+        });
+    }
+    let bytes = string.elem_len();
+    let copies = ncopies as usize;
+    let Some(total) = bytes.checked_mul(copies) else {
+        terminator::crash_with(site, b"REPEAT could not allocate storage for result");
+    };
+    result.establish(string.type_code(), total, Addr::NULL, 0, None, attribute::ALLOCATABLE, false);
+    if result.allocate().is_err() {
+        terminator::crash_with(site, b"REPEAT could not allocate storage for result");
+    }
+    for k in 0..copies {
+        result.base().plus(k * bytes).copy_from(string.base(), bytes);
+    }
 }
 
 /// `_FortranAAdjustl` (`right` false) and `_FortranAAdjustr`: `result`

@@ -1,5 +1,6 @@
 //! Array transformations (flang-rt's `transformational.cpp`, `matmul.cpp`):
-//! `MATMUL`, `TRANSPOSE`, `RESHAPE`, `PACK`, `SPREAD`, `CSHIFT` of a vector.
+//! `MATMUL`, `TRANSPOSE`, `RESHAPE`, `PACK`, `UNPACK`, `SPREAD`, `CSHIFT`
+//! and `EOSHIFT`.
 //! Each result is an allocatable array the runtime establishes and
 //! allocates, lower bounds 1; elements of a derived type with allocatable
 //! components are deep copies.
@@ -10,7 +11,7 @@ use super::descriptor::Desc;
 use super::memory::{Addr, Logical};
 use super::reduction::{self, Complex, Wide, load_complex, load_int, load_real, logical_true};
 use super::terminator::{self, Site};
-use omprt_abi::fortran::{MAX_RANK, TypeCategory, assign_flags, attribute, category_and_kind};
+use omprt_abi::fortran::{MAX_RANK, TypeCategory, assign_flags, attribute, category_and_kind, type_code};
 
 /// Establishes `result` as an allocatable array of `source`'s type (its
 /// derived type and LEN parameters too) with `extents`, and allocates it.
@@ -214,6 +215,218 @@ pub fn cshift_vector(result: Desc, source: Desc, shift: i64, site: Site) {
     for i in 0..n {
         let from = (i + shift).rem_euclid(n.max(1));
         copy_element(result.base().plus(i as usize * bytes), source.base().offset(from * source.byte_stride(0)), source, site);
+    }
+}
+
+/// `_FortranAUnpack(result, vector, mask, field)`: an array of `mask`'s
+/// shape whose elements are, in array element order, the next element of
+/// `vector` where `mask` is true and the element of `field` (or `field`, a
+/// scalar) where it is false.
+pub fn unpack(result: Desc, vector: Desc, mask: Desc, field: Desc, site: Site) {
+    let rank = mask.rank();
+    if vector.rank() != 1 || rank == 0 {
+        terminator::crash_with(site, b"UNPACK: VECTOR= must be a vector and MASK= an array");
+    }
+    let mut extents = [0i64; MAX_RANK];
+    for (j, e) in extents.iter_mut().enumerate().take(rank) {
+        *e = mask.extent(j).max(0);
+    }
+    let scalar_field = field.rank() == 0;
+    if !scalar_field && (field.rank() != rank || (0..rank).any(|j| field.extent(j).max(0) != extents[j])) {
+        terminator::crash_with(site, b"UNPACK: MASK= and FIELD= arguments are not conformable");
+    }
+    if vector.type_code() != field.type_code() || vector.elem_len() != field.elem_len() {
+        terminator::crash_with(site, b"UNPACK: VECTOR= and FIELD= differ in type or element length");
+    }
+    result_like(result, field, &extents[..rank], b"UNPACK", site);
+    let bytes = field.elem_len();
+    let available = vector.extent(0).max(0) as usize;
+    let mut k = 0;
+    for n in 0..result.elements() {
+        let to = result.base().plus(n * bytes);
+        if logical_true(mask.base().offset(mask.element_offset(n)), mask.elem_len()) {
+            if k == available {
+                terminator::crash(site, |m| {
+                    m.text(b"UNPACK: VECTOR= argument has fewer elements (").int(available as i64).text(b") than MASK= has .TRUE. entries");
+                });
+            }
+            copy_element(to, vector.base().offset(k as i64 * vector.byte_stride(0)), field, site);
+            k += 1;
+        } else {
+            let from = if scalar_field { field.base() } else { field.base().offset(field.element_offset(n)) };
+            copy_element(to, from, field, site);
+        }
+    }
+}
+
+/// The lines of an array along one dimension: `lines` of them, the other
+/// subscripts in array element order; element `i` of line `l` is element
+/// number [`Lines::element`] of the array.
+struct Lines {
+    extent: i64,
+    below: i64,
+    lines: usize,
+}
+
+impl Lines {
+    /// The lines of `source` along `dim` (one-based), checked.
+    fn new(source: Desc, dim: i32, name: &[u8], site: Site) -> Lines {
+        let rank = source.rank();
+        if dim < 1 || dim as usize > rank {
+            terminator::crash(site, |m| {
+                m.text(name).text(b": DIM=").int(dim.into()).text(b" must be >= 1 and <= ARRAY= rank ").int(rank as i64);
+            });
+        }
+        let dim0 = dim as usize - 1;
+        let extent = source.extent(dim0).max(0);
+        let below = (0..dim0).map(|j| source.extent(j).max(0)).product::<i64>();
+        let lines = if extent == 0 { 0 } else { source.elements() / extent as usize };
+        Lines { extent, below, lines }
+    }
+    /// The element number of element `i` (zero-based) of line `l`.
+    fn element(&self, l: usize, i: i64) -> usize {
+        let l = l as i64;
+        let (low, high) = if self.below == 0 { (0, 0) } else { (l % self.below, l / self.below) };
+        (low + i * self.below + high * self.below * self.extent) as usize
+    }
+    /// Checks that `arg` (`SHIFT=`, `BOUNDARY=`) is a scalar or an array of
+    /// rank one less than `source`'s, conformable with its other dimensions.
+    fn check_conformable(source: Desc, dim: i32, arg: Desc, what: &[u8], name: &[u8], site: Site) {
+        if arg.rank() == 0 {
+            return;
+        }
+        let dim0 = dim as usize - 1;
+        let rank = source.rank();
+        if arg.rank() + 1 != rank {
+            terminator::crash(site, |m| {
+                m.text(name).text(b": ").text(what).text(b" must be a scalar or of rank ").int(rank as i64 - 1);
+            });
+        }
+        for (k, j) in (0..rank).filter(|&j| j != dim0).enumerate() {
+            if arg.extent(k).max(0) != source.extent(j).max(0) {
+                terminator::crash(site, |m| {
+                    m.text(name).text(b": on dimension ").int(j as i64 + 1).text(b", ").text(what).text(b" has extent ");
+                    m.int(arg.extent(k)).text(b" but ARRAY= has extent ").int(source.extent(j));
+                });
+            }
+        }
+    }
+}
+
+/// The element of `arg` for line `l`: `arg` itself when a scalar.
+fn line_element(arg: Desc, l: usize) -> Addr {
+    if arg.rank() == 0 { arg.base() } else { arg.base().offset(arg.element_offset(l)) }
+}
+
+/// The `SHIFT=` of line `l`, an INTEGER of any kind.
+fn line_shift(shift: Desc, l: usize, name: &[u8], site: Site) -> i64 {
+    load_int(line_element(shift, l), shift.type_code()).unwrap_or_else(|| {
+        terminator::crash(site, |m| {
+            m.text(name).text(b": SHIFT= is not INTEGER");
+        })
+    })
+}
+
+/// `_FortranACshift(result, source, shift, dim)`: along `dim`, `result(...,
+/// i, ...) = source(..., 1 + MODULO(i - 1 + s, n), ...)`, `s` the element of
+/// `shift` (a scalar or of rank one less) for the line.
+pub fn cshift(result: Desc, source: Desc, shift: Desc, dim: i32, site: Site) {
+    let name: &[u8] = b"CSHIFT";
+    let lines = Lines::new(source, dim, name, site);
+    Lines::check_conformable(source, dim, shift, b"SHIFT=", name, site);
+    let rank = source.rank();
+    let mut extents = [0i64; MAX_RANK];
+    for (j, e) in extents.iter_mut().enumerate().take(rank) {
+        *e = source.extent(j).max(0);
+    }
+    result_like(result, source, &extents[..rank], name, site);
+    let bytes = source.elem_len();
+    for l in 0..lines.lines {
+        let s = line_shift(shift, l, name, site);
+        for i in 0..lines.extent {
+            let from = source.base().offset(source.element_offset(lines.element(l, (i + s).rem_euclid(lines.extent))));
+            copy_element(result.base().plus(lines.element(l, i) * bytes), from, source, site);
+        }
+    }
+}
+
+/// `EOSHIFT`'s shift of each line.
+pub enum Shift {
+    /// `_FortranAEoshiftVector`'s scalar.
+    Scalar(i64),
+    /// `_FortranAEoshift`'s descriptor: a scalar or of rank one less.
+    Array(Desc),
+}
+
+/// `_FortranAEoshift(result, source, shift, boundary, dim)` and
+/// `_FortranAEoshiftVector` (`dim` 1): along `dim`, `result(..., i, ...) =
+/// source(..., i + s, ...)` where `i + s` is within the extent, else the
+/// element of `boundary` (a scalar or of rank one less) for the line, or
+/// without it 0, `.FALSE.` or blanks; an array of a derived type needs
+/// `boundary`.
+pub fn eoshift(result: Desc, source: Desc, shift: Shift, boundary: Option<Desc>, dim: i32, site: Site) {
+    let name: &[u8] = b"EOSHIFT";
+    let lines = Lines::new(source, dim, name, site);
+    if let Shift::Array(shift) = shift {
+        Lines::check_conformable(source, dim, shift, b"SHIFT=", name, site);
+    }
+    if let Some(b) = boundary {
+        Lines::check_conformable(source, dim, b, b"BOUNDARY=", name, site);
+        if b.type_code() != source.type_code() || b.elem_len() != source.elem_len() {
+            terminator::crash(site, |m| {
+                m.text(b"EOSHIFT: BOUNDARY= has element byte length ").int(b.elem_len() as i64);
+                m.text(b" and type code ").int(b.type_code().into()).text(b", but ARRAY= has length ").int(source.elem_len() as i64);
+                m.text(b" and type code ").int(source.type_code().into());
+            });
+        }
+    }
+    let rank = source.rank();
+    let mut extents = [0i64; MAX_RANK];
+    for (j, e) in extents.iter_mut().enumerate().take(rank) {
+        *e = source.extent(j).max(0);
+    }
+    result_like(result, source, &extents[..rank], name, site);
+    let bytes = source.elem_len();
+    if boundary.is_none() {
+        default_fill(result, name, site);
+    }
+    for l in 0..lines.lines {
+        let s = match shift {
+            Shift::Scalar(s) => s,
+            Shift::Array(d) => line_shift(d, l, name, site),
+        };
+        for i in 0..lines.extent {
+            let to = result.base().plus(lines.element(l, i) * bytes);
+            let k = i.saturating_add(s);
+            if (0..lines.extent).contains(&k) {
+                copy_element(to, source.base().offset(source.element_offset(lines.element(l, k))), source, site);
+            } else if let Some(b) = boundary {
+                copy_element(to, line_element(b, l), source, site);
+            }
+        }
+    }
+}
+
+/// `EOSHIFT`'s boundary without `BOUNDARY=` in every element of `result`:
+/// blanks for a CHARACTER, zero bytes for another intrinsic type.
+fn default_fill(result: Desc, name: &[u8], site: Site) {
+    let bytes = result.elements() * result.elem_len();
+    let width = match result.type_code() {
+        type_code::CHAR | type_code::SIGNED_CHAR => 1,
+        type_code::CHAR16 => 2,
+        type_code::CHAR32 => 4,
+        type_code::STRUCT => terminator::crash(site, |m| {
+            m.text(name).text(b": BOUNDARY= is required for ARRAY= of a derived type");
+        }),
+        _ => return result.base().fill(0, bytes),
+    };
+    for k in 0..bytes / width {
+        let at = result.base().plus(k * width);
+        match width {
+            1 => at.store(b' '),
+            2 => at.store(u16::from(b' ')),
+            _ => at.store(u32::from(b' ')),
+        }
     }
 }
 
