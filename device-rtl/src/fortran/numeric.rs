@@ -146,8 +146,9 @@ pub fn map_exception(excepts: u32) -> u32 {
 }
 
 /// `x ** n` for a REAL `x` and an INTEGER `n` (flang-rt's `FPow<kind><i|k>`):
-/// `n` squarings and products in the kind, from the least significant bit of
-/// `|n|` up, then the reciprocal for a negative `n`. `x ** 0` is 1, also for
+/// repeated squaring of `x` in the kind, multiplying in the squares of the
+/// set bits of `|n|` from the least significant up, then the reciprocal for
+/// a negative `n`. `x ** 0` is 1, also for
 /// a zero or NaN `x`. The most negative `n`, whose magnitude has no positive
 /// counterpart, is `1 / (x ** -(n + 1) * x)`.
 pub fn real_power<T>(x: T, n: i64) -> T
