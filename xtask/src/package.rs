@@ -211,7 +211,44 @@ pub fn copyright(year: &str, bundled: &str) -> String {
          Upstream-Name: omprt\n\
          Comment: The omprt command and the runtime's bitcode are built from Rust:\n \
          they include parts of Rust's core and std (MIT or Apache-2.0) and of\n \
-         these crates:\n{bundled}\n\
+         these crates:\n{bundled}\n \
+         .\n \
+         A crate above licensed under MIT alone comes with this notice, its\n \
+         authors being the copyright holders:\n \
+         .\n \
+         Permission is hereby granted, free of charge, to any person obtaining a\n \
+         copy of this software and associated documentation files (the\n \
+         \"Software\"), to deal in the Software without restriction, including\n \
+         without limitation the rights to use, copy, modify, merge, publish,\n \
+         distribute, sublicense, and/or sell copies of the Software, and to\n \
+         permit persons to whom the Software is furnished to do so, subject to\n \
+         the following conditions:\n \
+         .\n \
+         The above copyright notice and this permission notice shall be included\n \
+         in all copies or substantial portions of the Software.\n \
+         .\n \
+         THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND, EXPRESS\n \
+         OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF\n \
+         MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN\n \
+         NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,\n \
+         DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR\n \
+         OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE\n \
+         USE OR OTHER DEALINGS IN THE SOFTWARE.\n \
+         .\n \
+         A crate above licensed under ISC comes with this notice, its authors\n \
+         being the copyright holders:\n \
+         .\n \
+         Permission to use, copy, modify, and/or distribute this software for any\n \
+         purpose with or without fee is hereby granted, provided that the above\n \
+         copyright notice and this permission notice appear in all copies.\n \
+         .\n \
+         THE SOFTWARE IS PROVIDED \"AS IS\" AND THE AUTHOR DISCLAIMS ALL WARRANTIES\n \
+         WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF\n \
+         MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR\n \
+         ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES\n \
+         WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN\n \
+         ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF\n \
+         OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.\n\
          \n\
          Files: *\n\
          Copyright: {year} omprt developers\n\
@@ -250,8 +287,9 @@ pub fn copyright(year: &str, bundled: &str) -> String {
     )
 }
 
-/// The crates linked into the omprt command, one ` name version (license)`
-/// line each (continuation lines of the copyright file's Comment).
+/// The crates linked into the omprt command and compiled into the device
+/// runtime, one ` name version (license)` line each (continuation lines of
+/// the copyright file's Comment).
 fn bundled_crates() -> Result<String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = tools::run(Command::new(cargo).current_dir(repo_root()).args([
@@ -259,6 +297,8 @@ fn bundled_crates() -> Result<String> {
         "-q",
         "-p",
         "omprt-host",
+        "-p",
+        "omprt-device-rtl",
         "-e",
         "normal",
         "--prefix",
@@ -493,7 +533,9 @@ mod tests {
     fn the_copyright_file_names_its_license_and_the_bundled_crates() {
         let c = copyright("2026", "  object 0.37.3 (Apache-2.0 OR MIT)");
         assert!(c.starts_with("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"));
-        assert!(c.contains("\n  object 0.37.3 (Apache-2.0 OR MIT)\n\nFiles: *\n"), "{c}");
+        assert!(c.contains("\n  object 0.37.3 (Apache-2.0 OR MIT)\n .\n A crate above licensed under MIT alone"), "{c}");
+        assert!(c.contains("USE OR OTHER DEALINGS IN THE SOFTWARE.\n .\n A crate above licensed under ISC"), "{c}");
+        assert!(c.contains("PERFORMANCE OF THIS SOFTWARE.\n\nFiles: *\n"), "{c}");
         assert!(c.contains("/usr/share/common-licenses/Apache-2.0"));
         assert_eq!(c.matches("License: Apache-2.0 with LLVM-exception").count(), 2);
     }
