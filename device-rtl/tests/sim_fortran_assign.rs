@@ -4,8 +4,10 @@
 //! character padding, deep copies of allocatable components),
 //! `ALLOCATE`/`DEALLOCATE` with default initialization and finalization,
 //! `MOVE_ALLOC`, `ALLOCATE`/`DEALLOCATE` of pointers, `ALLOCATE(SOURCE=)`,
-//! `EOSHIFT` of derived types, array constructors, copy-in/copy-out and
-//! `ASSOCIATED`.
+//! `EOSHIFT` of derived types, array constructors, copy-in/copy-out,
+//! `ASSOCIATED`, polymorphic `ALLOCATE`/`DEALLOCATE` (`MOLD=`, type specs),
+//! the type inquiries (`CLASS IS`, `SAME_TYPE_AS`, `EXTENDS_TYPE_OF`) and
+//! `TRANSFER`.
 
 mod common;
 mod fortran_common;
@@ -825,4 +827,167 @@ fn eoshift_boundaries_of_derived_and_character_arrays() {
         })
     });
     assert_eq!(m, "fatal Fortran runtime error(file.f90:6): EOSHIFT: BOUNDARY= is required for ARRAY= of a derived type");
+}
+
+/// `type :: base; integer :: id; end type` and `type, extends(base) ::
+/// child; real(8) :: v; end type`, and `type, extends(child) :: grandchild`.
+fn family() -> (TypeDesc, TypeDesc, TypeDesc) {
+    let base = TypeDesc::new(4, vec![Comp::data(TypeCategory::Integer, 4, 0)], vec![]);
+    let extend = |parent: &TypeDesc, size: u64, more: Vec<Comp>| {
+        let mut components = vec![Comp { derived: Some(parent.ptr()), ..Comp::data(TypeCategory::Derived, 0, 0) }];
+        components.extend(more);
+        let mut t = TypeDesc::new(size, components, vec![]);
+        t.t.has_parent = 1;
+        t
+    };
+    let child = extend(&base, 16, vec![Comp::data(TypeCategory::Real, 8, 8)]);
+    let grandchild = extend(&child, 16, vec![]);
+    (base, child, grandchild)
+}
+
+/// A scalar of derived type `t` over `storage`.
+fn instance(storage: &Buf, t: *const DerivedType) -> Desc {
+    let mut d = Desc::empty();
+    let size = unsafe { (*t).size_in_bytes as usize };
+    d.establish(storage.ptr(), size, type_code::STRUCT, attribute::OTHER, &[], Some(t));
+    d
+}
+
+/// `class(base), allocatable :: b; allocate(child :: b)`, `allocate(b,
+/// mold=...)` and `deallocate(b)`: the dynamic type comes from the type
+/// spec or the mold, and goes back to the declared type.
+#[test]
+fn polymorphic_allocation_takes_and_drops_the_dynamic_type() {
+    let (base, child, _) = family();
+    let (bp, cp) = (base.ptr() as usize, child.ptr() as usize);
+    on_device(move || unsafe {
+        let (bp, cp) = (bp as *const DerivedType, cp as *const DerivedType);
+        let blocks = live_blocks();
+        let b = Desc::allocatable_derived(bp, 0);
+        _FortranAAllocatableInitDerivedForAllocate(b.ptr(), cp.cast(), 0, 0);
+        assert_eq!((b.derived_type(), b.header().elem_len, b.header().attribute), (cp, 16, attribute::ALLOCATABLE));
+        assert_eq!(_FortranAAllocatableAllocate(b.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL), 0);
+        assert_eq!(live_blocks(), blocks + 1);
+        // An allocated one keeps its type.
+        _FortranAAllocatableInitDerivedForAllocate(b.ptr(), bp.cast(), 0, 0);
+        assert_eq!(b.derived_type(), cp);
+        assert_eq!(_FortranAAllocatableDeallocatePolymorphic(b.ptr(), bp.cast(), false, NULL, file(), 1), 0);
+        assert_eq!((b.base(), b.derived_type(), b.header().elem_len), (std::ptr::null_mut(), bp, 4), "the declared type again");
+        assert_eq!(live_blocks(), blocks);
+        // class(base), allocatable :: v(:); allocate(v, mold=m) with m a
+        // child(2:4): its type and bounds.
+        let storage = Buf::new(48);
+        let mut m = Desc::empty();
+        m.establish(storage.ptr(), 16, type_code::STRUCT, attribute::OTHER, &contiguous(&[3], &[2], 16), Some(cp));
+        let v = Desc::allocatable_derived(bp, 1);
+        _FortranAAllocatableApplyMold(v.ptr(), m.ptr(), 1);
+        assert_eq!((v.derived_type(), v.header().elem_len, v.lower_bounds(), v.extents()), (cp, 16, vec![2], vec![3]));
+        assert_eq!(_FortranAAllocatableAllocate(v.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL), 0);
+        // Allocated: left for ALLOCATE to report.
+        let other = Desc::allocatable_derived(bp, 1);
+        _FortranAAllocatableApplyMold(v.ptr(), other.ptr(), 1);
+        assert_eq!(v.derived_type(), cp);
+        assert_eq!(_FortranAAllocatableDeallocatePolymorphic(v.ptr(), bp.cast(), false, NULL, file(), 1), 0);
+        // class(*), allocatable :: u; allocate(u, mold=1_8); deallocate(u):
+        // no dynamic type again.
+        let mut u = Desc::empty();
+        u.establish(std::ptr::null_mut(), 0, type_code::OTHER, attribute::ALLOCATABLE, &[], Some(std::ptr::null()));
+        let (_e, eight) = scalar(8i64);
+        _FortranAAllocatableApplyMold(u.ptr(), eight.ptr(), 0);
+        assert_eq!((u.header().type_code, u.header().elem_len), (type_code::INT64, 8));
+        assert_eq!(_FortranAAllocatableAllocate(u.ptr(), std::ptr::null_mut(), false, NULL, file(), 1, NULL), 0);
+        assert_eq!(_FortranAAllocatableDeallocatePolymorphic(u.ptr(), NULL, false, NULL, file(), 1), 0);
+        assert_eq!((u.header().type_code, u.derived_type()), (type_code::OTHER, std::ptr::null()));
+        assert_eq!(_FortranAAllocatableDeallocatePolymorphic(u.ptr(), NULL, true, NULL, file(), 1), stat::BASE_ADDR_NULL);
+        // class(base), pointer :: p; allocate(p, mold=c); deallocate(p).
+        let p = pointer(4, type_code::STRUCT, 0, Some(bp));
+        let c = Buf::new(16);
+        _FortranAPointerApplyMold(p.ptr(), instance(&c, cp).ptr(), 0);
+        assert_eq!((p.derived_type(), p.header().elem_len), (cp, 16));
+        assert_eq!(_FortranAPointerAllocate(p.ptr(), false, NULL, file(), 1, NULL), 0);
+        assert_eq!(_FortranAPointerDeallocatePolymorphic(p.ptr(), bp.cast(), false, NULL, file(), 1), 0);
+        assert_eq!((p.base(), p.derived_type()), (std::ptr::null_mut(), bp));
+        _FortranAPointerNullifyDerived(p.ptr(), cp.cast(), 0, 0);
+        assert_eq!((p.derived_type(), p.header().attribute, p.header().elem_len), (cp, attribute::POINTER, 16));
+        assert_eq!(live_blocks(), blocks);
+    });
+}
+
+/// `CLASS IS`, `SAME_TYPE_AS` and `EXTENDS_TYPE_OF` on the dynamic types,
+/// and on unallocated unlimited polymorphic objects.
+#[test]
+fn type_inquiries_follow_the_parent_chain() {
+    let (base, child, grandchild) = family();
+    let (bp, cp, gp) = (base.ptr() as usize, child.ptr() as usize, grandchild.ptr() as usize);
+    on_device(move || unsafe {
+        let (bp, cp, gp) = (bp as *const DerivedType, cp as *const DerivedType, gp as *const DerivedType);
+        let storage = Buf::new(16);
+        let (b, c, g) = (instance(&storage, bp), instance(&storage, cp), instance(&storage, gp));
+        assert!(_FortranAClassIs(g.ptr(), cp.cast()) && _FortranAClassIs(g.ptr(), bp.cast()) && _FortranAClassIs(c.ptr(), cp.cast()));
+        assert!(!_FortranAClassIs(b.ptr(), cp.cast()) && !_FortranAClassIs(c.ptr(), gp.cast()));
+        assert!(_FortranAExtendsTypeOf(g.ptr(), b.ptr()) && _FortranAExtendsTypeOf(c.ptr(), c.ptr()));
+        assert!(!_FortranAExtendsTypeOf(b.ptr(), c.ptr()) && !_FortranAExtendsTypeOf(c.ptr(), g.ptr()));
+        assert!(_FortranASameTypeAs(c.ptr(), c.ptr()) && !_FortranASameTypeAs(c.ptr(), g.ptr()) && !_FortranASameTypeAs(g.ptr(), c.ptr()));
+        // class(*), allocatable :: u (unallocated): every A extends it, it
+        // extends nothing, and has the type of nothing.
+        let mut u = Desc::empty();
+        u.establish(std::ptr::null_mut(), 0, type_code::OTHER, attribute::ALLOCATABLE, &[], Some(std::ptr::null()));
+        assert!(_FortranAExtendsTypeOf(b.ptr(), u.ptr()) && _FortranAExtendsTypeOf(u.ptr(), u.ptr()));
+        assert!(!_FortranAExtendsTypeOf(u.ptr(), b.ptr()));
+        assert!(!_FortranASameTypeAs(u.ptr(), u.ptr()) && !_FortranASameTypeAs(u.ptr(), b.ptr()));
+        // class(child), allocatable (unallocated): its declared type.
+        let a = Desc::allocatable_derived(cp, 0);
+        assert!(_FortranAExtendsTypeOf(a.ptr(), b.ptr()) && !_FortranAExtendsTypeOf(b.ptr(), a.ptr()));
+        // Intrinsic types: the same type code.
+        let (_i, i4) = scalar(1i32);
+        let (_j, i8) = scalar(1i64);
+        let (_k, other_i4) = array(&[1i32, 2], &[2]);
+        assert!(_FortranASameTypeAs(i4.ptr(), other_i4.ptr()) && !_FortranASameTypeAs(i4.ptr(), i8.ptr()));
+        assert!(!_FortranASameTypeAs(i4.ptr(), c.ptr()) && !_FortranAExtendsTypeOf(i4.ptr(), c.ptr()));
+        assert!(_FortranAExtendsTypeOf(i4.ptr(), other_i4.ptr()) && !_FortranAExtendsTypeOf(i8.ptr(), i4.ptr()));
+    });
+}
+
+/// `TRANSFER`: a scalar result, a vector long enough for all of SOURCE's
+/// bytes, one of SIZE= elements (zero past the end of SOURCE), from a
+/// strided section.
+#[test]
+fn transfer_reinterprets_the_bytes_of_source() {
+    on_device(|| unsafe {
+        let blocks = live_blocks();
+        let (_s, r) = array(&[1.0f64, 2.0, 3.0, 4.0], &[4]);
+        let (_m, bits) = scalar(0i64);
+        let result = Desc::empty();
+        _FortranATransfer(result.ptr(), r.ptr(), bits.ptr(), file(), 1);
+        assert_eq!((result.header().rank, result.header().type_code), (0, type_code::INT64));
+        assert_eq!(result.read::<i64>(), [1.0f64.to_bits() as i64]);
+        _FortranAAllocatableDeallocate(result.ptr(), false, NULL, file(), 1);
+        // transfer(r, [0_4]): 8 elements.
+        let (_v, ints) = array(&[0i32], &[1]);
+        _FortranATransfer(result.ptr(), r.ptr(), ints.ptr(), file(), 1);
+        assert_eq!(result.extents(), [8]);
+        let words: Vec<i32> = [1.0f64, 2.0, 3.0, 4.0].iter().flat_map(|x| [x.to_bits() as i32, (x.to_bits() >> 32) as i32]).collect();
+        assert_eq!(result.read::<i32>(), words);
+        _FortranAAllocatableDeallocate(result.ptr(), false, NULL, file(), 1);
+        // transfer(r(1:4:3), 0d0, 3): r(1) and r(4), then zero.
+        let mut every_third = Desc::empty();
+        every_third.establish(r.base(), 8, type_code::DOUBLE, attribute::OTHER, &[Dim { lower_bound: 1, extent: 2, byte_stride: 24 }], None);
+        let (_d, double) = scalar(0.0f64);
+        _FortranATransferSize(result.ptr(), every_third.ptr(), double.ptr(), file(), 1, 3);
+        assert_eq!(result.read::<f64>(), [1.0, 4.0, 0.0]);
+        _FortranAAllocatableDeallocate(result.ptr(), false, NULL, file(), 1);
+        // transfer([1, 2, 3], [0_8]): the last element half SOURCE, half zero.
+        let (_t, three) = array(&[1i32, 2, 3], &[3]);
+        let (_w, longs) = array(&[0i64], &[1]);
+        _FortranATransfer(result.ptr(), three.ptr(), longs.ptr(), file(), 1);
+        assert_eq!(result.read::<i64>(), [1 | 2 << 32, 3]);
+        _FortranAAllocatableDeallocate(result.ptr(), false, NULL, file(), 1);
+        // Of a zero-sized SOURCE: an empty vector.
+        let mut none = Desc::empty();
+        none.establish(r.base(), 8, type_code::DOUBLE, attribute::OTHER, &[Dim { lower_bound: 1, extent: 0, byte_stride: 8 }], None);
+        _FortranATransfer(result.ptr(), none.ptr(), ints.ptr(), file(), 1);
+        assert_eq!(result.extents(), [0]);
+        _FortranAAllocatableDeallocate(result.ptr(), false, NULL, file(), 1);
+        assert_eq!(live_blocks(), blocks);
+    });
 }

@@ -80,6 +80,7 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
         "fortran_numeric.f90",
         "fortran_complex.f90",
         "fortran_math.f90",
+        "fortran_poly.f90",
     ] {
         assert!(programs.contains(required), "the corpus lacks {required}");
     }
@@ -103,8 +104,16 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     for b in &summary.builds {
         let fortran = fortran_runtime_functions(&b.executable);
         let calls =
-            ["fortran_assign.f90", "fortran_reduce.f90", "fortran_strings.f90", "fortran_numeric.f90", "fortran_complex.f90", "fortran_math.f90"]
-                .contains(&b.program.as_str());
+            [
+                "fortran_assign.f90",
+                "fortran_reduce.f90",
+                "fortran_strings.f90",
+                "fortran_numeric.f90",
+                "fortran_complex.f90",
+                "fortran_math.f90",
+                "fortran_poly.f90",
+            ]
+            .contains(&b.program.as_str());
         assert_eq!(!fortran.is_empty(), calls, "{} {}: Fortran runtime functions {fortran:?}", b.program, b.opt);
     }
     let member = tools::disassemble(&runtime_dir().join(device_build::FORTRAN_RUNTIME_MEMBER)).unwrap();
@@ -115,7 +124,7 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     // entry function cannot be statically determined", and the driver gives
     // each thread 1 KiB, less than flang's own -O0 frames (fortran_assign's
     // `deep`: 2888 bytes).
-    for program in ["fortran_assign", "fortran_reduce", "fortran_strings", "fortran_numeric", "fortran_complex", "fortran_math"] {
+    for program in ["fortran_assign", "fortran_reduce", "fortran_strings", "fortran_numeric", "fortran_complex", "fortran_math", "fortran_poly"] {
         for level in ["O0", "O2"] {
             let exe = corpus::Options::default().out.join(format!("{program}.{level}"));
             let data = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));

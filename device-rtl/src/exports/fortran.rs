@@ -24,6 +24,7 @@ use crate::fortran::reduction::{
 };
 use crate::fortran::terminator::{self, Site};
 use crate::fortran::transformational as tf;
+use crate::fortran::type_info::TypeInfo;
 
 /// The descriptor flang passes at `p`.
 ///
@@ -53,6 +54,16 @@ unsafe fn optional(p: *const c_void) -> Option<Desc> {
 unsafe fn site(file: *const c_void, line: i32) -> Site {
     // SAFETY: forwarded from the caller.
     Site { file: unsafe { Addr::from_flang(file) }, line }
+}
+
+/// A type description flang passes (never null).
+///
+/// # Safety
+/// `p` is flang's description of a derived type.
+#[inline(always)]
+unsafe fn type_info(p: *const c_void) -> TypeInfo {
+    // SAFETY: forwarded from the caller.
+    TypeInfo::at(unsafe { Addr::from_flang(p) }).unwrap_or_else(|| terminator::crash_with(Site::UNKNOWN, b"a null derived type description"))
 }
 
 /// A string argument of `len` characters of one byte.
@@ -141,6 +152,24 @@ pub unsafe extern "C-unwind" fn _FortranAFinalize(d: *const c_void, _file: *cons
     if let Some(t) = d.derived_type() {
         derived::finalize(d, t);
     }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAClassIs(d: *const c_void, derived_type: *const c_void) -> bool {
+    // SAFETY: flang's descriptor and type description.
+    unsafe { derived::class_is(desc(d), type_info(derived_type)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranASameTypeAs(a: *const c_void, b: *const c_void) -> bool {
+    // SAFETY: flang's descriptors.
+    unsafe { derived::same_type_as(desc(a), desc(b)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAExtendsTypeOf(a: *const c_void, mold: *const c_void) -> bool {
+    // SAFETY: flang's descriptors.
+    unsafe { derived::extends_type_of(desc(a), desc(mold)) }
 }
 
 // ---------------------------------------------------------------------------
@@ -249,6 +278,64 @@ pub unsafe extern "C-unwind" fn _FortranAMoveAlloc(
 ) -> i32 {
     // SAFETY: flang's descriptors, and its type description of FROM (or null).
     unsafe { allocatable::move_alloc(desc(to), desc(from), Addr::from_flang(from_type), has_stat, optional(errmsg), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAllocatableApplyMold(d: VoidPtr, mold: *const c_void, rank: i32) {
+    // SAFETY: flang's descriptors; `d` has room for `rank` dimensions.
+    unsafe { allocatable::apply_mold_allocatable(desc(d), desc(mold), rank as usize) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPointerApplyMold(d: VoidPtr, mold: *const c_void, rank: i32) {
+    // SAFETY: as above.
+    unsafe { allocatable::apply_mold_pointer(desc(d), desc(mold), rank as usize) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAllocatableInitDerivedForAllocate(d: VoidPtr, derived_type: *const c_void, rank: i32, corank: i32) {
+    // SAFETY: flang's descriptor, with room for `rank` dimensions and an
+    // addendum, and its type description.
+    unsafe { allocatable::init_derived_for_allocate(desc(d), type_info(derived_type), rank as usize, corank) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPointerNullifyDerived(d: VoidPtr, derived_type: *const c_void, rank: i32, corank: i32) {
+    // SAFETY: as above.
+    unsafe { allocatable::nullify_derived(desc(d), type_info(derived_type), rank as usize, corank) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAAllocatableDeallocatePolymorphic(
+    d: VoidPtr,
+    declared_type: *const c_void,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+) -> i32 {
+    // SAFETY: flang's descriptors (ERRMSG= may be null) and its type
+    // description of the declared type (null: unlimited polymorphic).
+    unsafe {
+        let declared = TypeInfo::at(Addr::from_flang(declared_type));
+        allocatable::deallocate_polymorphic(desc(d), declared, has_stat, optional(errmsg), site(file, line))
+    }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAPointerDeallocatePolymorphic(
+    d: VoidPtr,
+    declared_type: *const c_void,
+    has_stat: bool,
+    errmsg: *const c_void,
+    file: *const c_void,
+    line: i32,
+) -> i32 {
+    // SAFETY: as above.
+    unsafe {
+        let declared = TypeInfo::at(Addr::from_flang(declared_type));
+        allocatable::pointer_deallocate_polymorphic(desc(d), declared, has_stat, optional(errmsg), site(file, line))
+    }
 }
 
 #[unsafe(no_mangle)]
@@ -735,6 +822,25 @@ pub unsafe extern "C-unwind" fn _FortranAReshape(
 ) {
     // SAFETY: flang's descriptors (PAD= and ORDER= may be null).
     unsafe { tf::reshape(desc(result), desc(source), desc(shape), optional(pad), optional(order), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranATransfer(result: VoidPtr, source: *const c_void, mold: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's descriptors and source position.
+    unsafe { tf::transfer(desc(result), desc(source), desc(mold), site(file, line)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranATransferSize(
+    result: VoidPtr,
+    source: *const c_void,
+    mold: *const c_void,
+    file: *const c_void,
+    line: i32,
+    size: i64,
+) {
+    // SAFETY: as above.
+    unsafe { tf::transfer_size(desc(result), desc(source), desc(mold), size, site(file, line)) }
 }
 
 #[unsafe(no_mangle)]

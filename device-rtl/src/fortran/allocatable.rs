@@ -7,7 +7,8 @@ use super::derived;
 use super::descriptor::Desc;
 use super::memory::{self, Addr};
 use super::terminator::{self, Site};
-use omprt_abi::fortran::{attribute, stat};
+use super::type_info::TypeInfo;
+use omprt_abi::fortran::{attribute, stat, type_code};
 
 /// The storage of `d` comes from the device heap; another allocator (CUDA
 /// Fortran's managed or pinned memory) has no device counterpart.
@@ -197,7 +198,7 @@ pub fn move_alloc(to: Desc, from: Desc, from_type: Addr, has_stat: bool, errmsg:
         to.copy_from(from);
         from.set_base(Addr::NULL);
         if from.has_addendum() && !from_type.is_null() {
-            from.set_derived_type(super::type_info::TypeInfo::at(from_type));
+            from.set_derived_type(TypeInfo::at(from_type));
         }
     }
     stat::OK
@@ -222,4 +223,96 @@ pub fn is_associated_with(pointer: Desc, target: Option<Desc>) -> bool {
         let (p, t) = (pointer.dim(j), target.dim(j));
         p.extent != 0 && p.extent == t.extent && (p.extent == 1 || p.byte_stride == t.byte_stride)
     })
+}
+
+/// `Descriptor::ApplyMold`: `d` takes `mold`'s type, element length and
+/// addendum (derived type and LEN parameters), rank `rank`, and `mold`'s
+/// bounds in the dimensions both have.
+fn apply_mold(d: Desc, mold: Desc, rank: usize) {
+    d.set_elem_len(mold.elem_len());
+    d.set_type_code(mold.type_code());
+    d.set_rank(rank);
+    for j in 0..rank.min(mold.rank()) {
+        d.set_dim(j, mold.dim(j));
+    }
+    if d.has_addendum() {
+        let t = mold.derived_type();
+        d.set_derived_type(t);
+        for j in 0..t.map_or(0, TypeInfo::len_parameters) {
+            d.set_len_parameter(j, mold.len_parameter(j));
+        }
+    }
+}
+
+/// `_FortranAAllocatableApplyMold(d, mold, rank)`: `ALLOCATE(d, MOLD=mold)`
+/// before the allocation: an unallocated allocatable takes `mold`'s dynamic
+/// type, element length and bounds. An allocated one is left for
+/// `_FortranAAllocatableAllocate` to report.
+pub fn apply_mold_allocatable(d: Desc, mold: Desc, rank: usize) {
+    if d.is_allocatable() && !d.is_allocated() {
+        apply_mold(d, mold, rank);
+    }
+}
+
+/// `_FortranAPointerApplyMold(d, mold, rank)`: [`apply_mold_allocatable`]
+/// for a pointer, whatever it was associated with.
+pub fn apply_mold_pointer(d: Desc, mold: Desc, rank: usize) {
+    apply_mold(d, mold, rank);
+}
+
+/// `_FortranAAllocatableInitDerivedForAllocate(d, type, rank, corank)`: a
+/// polymorphic `ALLOCATE` with a derived type spec: an unallocated
+/// allocatable becomes one of type `t` and rank `rank`.
+pub fn init_derived_for_allocate(d: Desc, t: TypeInfo, rank: usize, corank: i32) {
+    check_corank(corank, b"_FortranAAllocatableInitDerivedForAllocate");
+    if !d.is_allocated() {
+        d.establish_derived(t, Addr::NULL, rank, None, attribute::ALLOCATABLE);
+    }
+}
+
+/// `_FortranAPointerNullifyDerived(d, type, rank, corank)`: a disassociated
+/// pointer of type `t` and rank `rank`.
+pub fn nullify_derived(d: Desc, t: TypeInfo, rank: usize, corank: i32) {
+    check_corank(corank, b"_FortranAPointerNullifyDerived");
+    d.establish_derived(t, Addr::NULL, rank, None, attribute::POINTER);
+}
+
+fn check_corank(corank: i32, name: &[u8]) {
+    if corank != 0 {
+        terminator::unsupported(name, b"a coarray");
+    }
+}
+
+/// After a polymorphic `DEALLOCATE` (status `status`): the dynamic type of
+/// `d` is its declared type `declared` again (its size the element length),
+/// or none for an unlimited polymorphic `d`.
+fn reset_dynamic_type(d: Desc, declared: Option<TypeInfo>, status: i32) -> i32 {
+    if status == stat::OK {
+        match declared {
+            Some(t) if d.has_addendum() => {
+                d.set_type_code(type_code::STRUCT);
+                d.set_elem_len(t.size_in_bytes());
+                d.set_derived_type(Some(t));
+            }
+            _ => {
+                d.set_type_code(type_code::OTHER);
+                if d.has_addendum() {
+                    d.set_derived_type(None);
+                }
+            }
+        }
+    }
+    status
+}
+
+/// `_FortranAAllocatableDeallocatePolymorphic(d, declared type, ...)`:
+/// [`deallocate`], then the dynamic type is the declared one again.
+pub fn deallocate_polymorphic(d: Desc, declared: Option<TypeInfo>, has_stat: bool, errmsg: Option<Desc>, site: Site) -> i32 {
+    reset_dynamic_type(d, declared, deallocate(d, has_stat, errmsg, site))
+}
+
+/// `_FortranAPointerDeallocatePolymorphic`: [`pointer_deallocate`], then
+/// the dynamic type is the declared one again.
+pub fn pointer_deallocate_polymorphic(d: Desc, declared: Option<TypeInfo>, has_stat: bool, errmsg: Option<Desc>, site: Site) -> i32 {
+    reset_dynamic_type(d, declared, pointer_deallocate(d, has_stat, errmsg, site))
 }

@@ -12,7 +12,7 @@ use super::memory::{self, Addr};
 use super::terminator::{self, Site};
 use super::type_info::{Comp, TypeInfo};
 use super::work::{Entry, Worklist};
-use omprt_abi::fortran::{TypeCategory, attribute, component_genre, descriptor_bytes, special_binding};
+use omprt_abi::fortran::{TypeCategory, attribute, component_genre, descriptor_bytes, special_binding, type_code};
 
 /// flang-rt's `Initialize`: default initialization of every element of `d`
 /// (procedure pointers, initialized components, unallocated allocatable and
@@ -331,5 +331,56 @@ pub fn shallow_copy(to: Desc, from: Desc) {
         to.base().offset(t.offset()).copy_from(from.base().offset(f.offset()), bytes);
         t.advance();
         f.advance();
+    }
+}
+
+/// `_FortranAClassIs(d, t)`: the `CLASS IS (t)` guard of `SELECT TYPE`:
+/// the dynamic type of `d` is `t` or an extension of it.
+pub fn class_is(d: Desc, t: TypeInfo) -> bool {
+    d.derived_type().is_some_and(|u| u.extends(t))
+}
+
+/// Whether `d` is an unallocated allocatable or disassociated pointer
+/// without a dynamic type: unlimited polymorphic.
+fn unallocated_unlimited(d: Desc) -> bool {
+    (d.is_allocatable() || d.is_pointer()) && !d.is_allocated() && d.derived_type().is_none() && is_struct_or_other(d)
+}
+
+fn is_struct_or_other(d: Desc) -> bool {
+    matches!(d.type_code(), type_code::STRUCT | type_code::OTHER)
+}
+
+/// `_FortranAExtendsTypeOf(a, mold)`: `EXTENDS_TYPE_OF` (F'2023 16.9.86):
+/// true for an unallocated unlimited polymorphic `mold`, else false for an
+/// unallocated unlimited polymorphic `a`, else whether the dynamic type of
+/// `a` extends that of `mold`. An unallocated polymorphic object that is
+/// not unlimited has its declared type, which its descriptor holds. For two
+/// intrinsic types (processor dependent) the result is whether they are the
+/// same.
+pub fn extends_type_of(a: Desc, mold: Desc) -> bool {
+    if unallocated_unlimited(mold) {
+        return true;
+    }
+    if unallocated_unlimited(a) {
+        return false;
+    }
+    match (a.derived_type(), mold.derived_type()) {
+        (Some(a), Some(mold)) => a.extends(mold),
+        (None, None) => !is_struct_or_other(a) && a.type_code() == mold.type_code(),
+        _ => false,
+    }
+}
+
+/// `_FortranASameTypeAs(a, b)`: `SAME_TYPE_AS` (F'2023 16.9.165): the same
+/// dynamic type, KIND parameters aside; of two intrinsic types (processor
+/// dependent), the same type code. An unallocated unlimited polymorphic
+/// object has no dynamic type, the same as no other.
+pub fn same_type_as(a: Desc, b: Desc) -> bool {
+    if !is_struct_or_other(a) || !is_struct_or_other(b) {
+        return a.type_code() == b.type_code();
+    }
+    match (a.derived_type(), b.derived_type()) {
+        (Some(ta), Some(tb)) => ta == tb || ta.uninstantiated().is_some_and(|u| Some(u) == tb.uninstantiated()),
+        _ => false,
     }
 }

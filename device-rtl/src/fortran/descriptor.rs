@@ -45,6 +45,11 @@ impl Desc {
     pub fn type_code(self) -> i8 {
         self.0.plus(TYPE).load()
     }
+    /// Sets the rank; the addendum, after the dimensions, is then read at
+    /// its new place.
+    pub fn set_rank(self, rank: usize) {
+        self.0.plus(RANK).store(rank as u8)
+    }
     pub fn set_type_code(self, code: i8) {
         self.0.plus(TYPE).store(code)
     }

@@ -1,6 +1,6 @@
 //! Array transformations (flang-rt's `transformational.cpp`, `matmul.cpp`):
 //! `MATMUL`, `TRANSPOSE`, `RESHAPE`, `PACK`, `UNPACK`, `SPREAD`, `CSHIFT`
-//! and `EOSHIFT`.
+//! and `EOSHIFT`; `TRANSFER` (`misc-intrinsic.cpp`).
 //! Each result is an allocatable array the runtime establishes and
 //! allocates, lower bounds 1; elements of a derived type with allocatable
 //! components are deep copies.
@@ -594,4 +594,52 @@ pub fn matmul<R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
             result.base().plus((i + j * n) as usize * bytes).store(R::finish(acc));
         }
     }
+}
+
+/// `_FortranATransfer(result, source, mold)`: `TRANSFER(SOURCE, MOLD)`
+/// (F'2023 16.9.200): the bytes of `source` as a scalar of `mold`'s type,
+/// or for an array `mold` as a vector of as many elements as it takes to
+/// hold them all.
+pub fn transfer(result: Desc, source: Desc, mold: Desc, site: Site) {
+    let extent = if mold.rank() == 0 {
+        None
+    } else {
+        let bytes = source.elements().saturating_mul(source.elem_len());
+        match mold.elem_len() {
+            _ if bytes == 0 => Some(0),
+            0 => terminator::crash_with(site, b"TRANSFER: zero-sized type of MOLD when SOURCE is not zero-sized"),
+            n => Some(bytes.div_ceil(n) as i64),
+        }
+    };
+    transfer_into(result, source, mold, extent, site);
+}
+
+/// `_FortranATransferSize(result, source, mold, ..., size)`:
+/// `TRANSFER(SOURCE, MOLD, SIZE)`: a vector of `size` elements of `mold`'s
+/// type.
+pub fn transfer_size(result: Desc, source: Desc, mold: Desc, size: i64, site: Site) {
+    transfer_into(result, source, mold, Some(size.max(0)), site);
+}
+
+/// The result of `TRANSFER`: a scalar (no `extent`) or vector of `mold`'s
+/// type, filled with the bytes of `source`'s elements in array element
+/// order; bytes past the end of `source` are zero.
+fn transfer_into(result: Desc, source: Desc, mold: Desc, extent: Option<i64>, site: Site) {
+    let extents = [extent.unwrap_or(0)];
+    result_like(result, mold, if extent.is_some() { &extents } else { &[] }, b"TRANSFER", site);
+    let mut left = result.elements().saturating_mul(result.elem_len());
+    let mut to = result.base();
+    let element = source.elem_len();
+    let mut at = super::descriptor::Walk::new(source);
+    for _ in 0..source.elements() {
+        if left == 0 {
+            break;
+        }
+        let n = left.min(element);
+        to.copy_from(source.base().offset(at.offset()), n);
+        to = to.plus(n);
+        left -= n;
+        at.advance();
+    }
+    to.fill(0, left);
 }

@@ -42,6 +42,22 @@ impl TypeInfo {
     pub fn no_defined_assignment(self) -> bool {
         self.flag(offset_of!(DerivedType, no_defined_assignment))
     }
+    /// The type with its KIND parameters not applied, for a type that has
+    /// some.
+    pub fn uninstantiated(self) -> Option<TypeInfo> {
+        TypeInfo::at(Desc(self.0.plus(offset_of!(DerivedType, uninstantiated))).base())
+    }
+    /// Whether the type is `ancestor` or an extension of it.
+    pub fn extends(self, ancestor: TypeInfo) -> bool {
+        let mut t = Some(self);
+        while let Some(u) = t {
+            if u == ancestor {
+                return true;
+            }
+            t = u.parent();
+        }
+        false
+    }
     /// The LEN type parameters an instance's addendum holds.
     pub fn len_parameters(self) -> usize {
         Desc(self.0.plus(offset_of!(DerivedType, len_parameter_kind))).elements()
