@@ -3,7 +3,8 @@
 ! INDEX (also BACK=), SCAN, VERIFY, LEN_TRIM, concatenation into a
 ! deferred-length allocatable, comparisons (<, ==, LGE), MAXVAL, MINVAL,
 ! MAXLOC and COUNT over character arrays, REPEAT (also of a run-time count
-! into a deferred-length allocatable), ICHAR.
+! into a deferred-length allocatable), ICHAR. An internal WRITE and READ on
+! a path no run takes link (their entry points trap when they run).
 module fs_work
   implicit none
 contains
@@ -50,6 +51,10 @@ contains
     out(1) = len(r)
     r = repeat(s(2:4), n - n)
     out(2) = len(r)
+    if (n < 0) then
+      write(res, '(a, i0, f6.2)') 'n = ', n, 1.5
+      read(res, *) out(2)
+    end if
   end subroutine
 end module
 

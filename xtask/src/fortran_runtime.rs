@@ -17,23 +17,18 @@ pub const DOC: &str = "docs/fortran-runtime.md";
 pub const BEGIN: &str = "<!-- fortran-symbols:begin (cargo xtask fortran-symbols) -->";
 pub const END: &str = "<!-- fortran-symbols:end -->";
 
-/// Entry points that trap with a message naming them, and why.
-pub const TRAPS: &[(&str, &str)] = &[
-    ("_FortranAioBeginExternalListOutput", "I/O: `PRINT *`/`WRITE` in a target region; the statement's first call traps"),
-    ("_FortranAioOutputAscii", "I/O, never reached (the statement's first call traps)"),
-    ("_FortranAioOutputInteger32", "I/O, never reached (the statement's first call traps)"),
-    ("_FortranAioOutputReal64", "I/O, never reached (the statement's first call traps)"),
-    ("_FortranAioEndIoStatement", "I/O, never reached (the statement's first call traps)"),
-];
-
 /// Entry points whose effect the device has no counterpart of, and why.
 pub const NOT_APPLICABLE: &[(&str, &str)] =
     &[("_FortranAferaiseexcept", "raises IEEE flags (`NEAREST`'s edge cases): the GPU has no floating-point status flags; returns")];
 
 /// What the runtime does for `name`.
 pub fn status(name: &str) -> String {
-    if let Some((_, why)) = TRAPS.iter().find(|(n, _)| *n == name) {
-        format!("traps: {why}")
+    // Every I/O entry point traps naming itself (the device has no I/O):
+    // a statement's first call, so the others are never reached.
+    if name.starts_with("_FortranAioBegin") {
+        "traps: I/O: `PRINT`, `WRITE` or `READ` (also of a character variable) in a target region; the statement's first call traps".to_string()
+    } else if name.starts_with("_FortranAio") {
+        "traps: I/O, never reached (the statement's first call traps)".to_string()
     } else if let Some((_, why)) = NOT_APPLICABLE.iter().find(|(n, _)| *n == name) {
         format!("not applicable: {why}")
     } else {

@@ -1152,31 +1152,59 @@ pub unsafe extern "C-unwind" fn _FortranAReportFatalUserError(message: *const c_
 }
 
 // ---------------------------------------------------------------------------
-// I/O (io-api.h): external I/O has no device counterpart here.
+// I/O (io-api.h): the device has no I/O. Every statement's first call traps
+// naming itself (`PRINT`, `WRITE`, `READ`, internal `WRITE`/`READ` of a
+// character variable), so a program with I/O on a path a kernel never takes
+// links and runs; the item, handler and end calls, never reached then, are
+// defined for the link and trap the same way.
 
-/// `PRINT *` / `WRITE(*,*)`: traps, naming the entry point, at the start of
-/// the statement; the item and end entry points are never reached then.
-#[unsafe(no_mangle)]
-pub unsafe extern "C-unwind" fn _FortranAioBeginExternalListOutput(_unit: i32, _file: *const c_void, _line: i32) -> VoidPtr {
-    terminator::unsupported(b"_FortranAioBeginExternalListOutput", b"PRINT/WRITE in a target region (no device I/O)")
+/// The reasons a statement of I/O traps with.
+const NO_IO: &[u8] = b"I/O in a target region (no device I/O)";
+const NO_OUTPUT: &[u8] = b"PRINT/WRITE in a target region (no device I/O)";
+const NO_INPUT: &[u8] = b"READ in a target region (no device I/O)";
+const NO_INTERNAL_OUTPUT: &[u8] = b"WRITE to a character variable in a target region (no device I/O)";
+const NO_INTERNAL_INPUT: &[u8] = b"READ from a character variable in a target region (no device I/O)";
+
+/// One trapping entry point per line: `name(parameter types) -> result: reason;`.
+macro_rules! io_traps {
+    ($($name:ident($($t:ty),*) $(-> $r:ty)?: $why:expr;)*) => {$(
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C-unwind" fn $name($(_: $t),*) $(-> $r)? {
+            terminator::unsupported(stringify!($name).as_bytes(), $why)
+        }
+    )*};
 }
 
-#[unsafe(no_mangle)]
-pub unsafe extern "C-unwind" fn _FortranAioOutputAscii(_cookie: VoidPtr, _text: *const c_void, _length: i64) -> bool {
-    terminator::unsupported(b"_FortranAioOutputAscii", b"PRINT/WRITE in a target region (no device I/O)")
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C-unwind" fn _FortranAioOutputInteger32(_cookie: VoidPtr, _value: i32) -> bool {
-    terminator::unsupported(b"_FortranAioOutputInteger32", b"PRINT/WRITE in a target region (no device I/O)")
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C-unwind" fn _FortranAioOutputReal64(_cookie: VoidPtr, _value: f64) -> bool {
-    terminator::unsupported(b"_FortranAioOutputReal64", b"PRINT/WRITE in a target region (no device I/O)")
-}
-
-#[unsafe(no_mangle)]
-pub unsafe extern "C-unwind" fn _FortranAioEndIoStatement(_cookie: VoidPtr) -> i32 {
-    terminator::unsupported(b"_FortranAioEndIoStatement", b"PRINT/WRITE in a target region (no device I/O)")
+io_traps! {
+    _FortranAioBeginExternalListOutput(i32, *const c_void, i32) -> VoidPtr: NO_OUTPUT;
+    _FortranAioBeginExternalFormattedOutput(*const c_void, i64, *const c_void, i32, *const c_void, i32) -> VoidPtr: NO_OUTPUT;
+    _FortranAioBeginExternalListInput(i32, *const c_void, i32) -> VoidPtr: NO_INPUT;
+    _FortranAioBeginExternalFormattedInput(*const c_void, i64, *const c_void, i32, *const c_void, i32) -> VoidPtr: NO_INPUT;
+    _FortranAioBeginInternalListOutput(VoidPtr, i64, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_OUTPUT;
+    _FortranAioBeginInternalFormattedOutput(VoidPtr, i64, *const c_void, i64, *const c_void, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_OUTPUT;
+    _FortranAioBeginInternalListInput(*const c_void, i64, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_INPUT;
+    _FortranAioBeginInternalFormattedInput(*const c_void, i64, *const c_void, i64, *const c_void, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_INPUT;
+    _FortranAioOutputAscii(VoidPtr, *const c_void, i64) -> bool: NO_OUTPUT;
+    _FortranAioOutputInteger8(VoidPtr, i8) -> bool: NO_OUTPUT;
+    _FortranAioOutputInteger16(VoidPtr, i16) -> bool: NO_OUTPUT;
+    _FortranAioOutputInteger32(VoidPtr, i32) -> bool: NO_OUTPUT;
+    _FortranAioOutputInteger64(VoidPtr, i64) -> bool: NO_OUTPUT;
+    _FortranAioOutputReal32(VoidPtr, f32) -> bool: NO_OUTPUT;
+    _FortranAioOutputReal64(VoidPtr, f64) -> bool: NO_OUTPUT;
+    _FortranAioOutputComplex32(VoidPtr, f32, f32) -> bool: NO_OUTPUT;
+    _FortranAioOutputComplex64(VoidPtr, f64, f64) -> bool: NO_OUTPUT;
+    _FortranAioOutputLogical(VoidPtr, bool) -> bool: NO_OUTPUT;
+    _FortranAioOutputDescriptor(VoidPtr, *const c_void) -> bool: NO_OUTPUT;
+    _FortranAioInputAscii(VoidPtr, VoidPtr, i64) -> bool: NO_INPUT;
+    _FortranAioInputInteger(VoidPtr, VoidPtr, i32) -> bool: NO_INPUT;
+    _FortranAioInputReal32(VoidPtr, VoidPtr) -> bool: NO_INPUT;
+    _FortranAioInputReal64(VoidPtr, VoidPtr) -> bool: NO_INPUT;
+    _FortranAioInputComplex32(VoidPtr, VoidPtr) -> bool: NO_INPUT;
+    _FortranAioInputComplex64(VoidPtr, VoidPtr) -> bool: NO_INPUT;
+    _FortranAioInputLogical(VoidPtr, VoidPtr) -> bool: NO_INPUT;
+    _FortranAioInputDescriptor(VoidPtr, *const c_void) -> bool: NO_INPUT;
+    _FortranAioEnableHandlers(VoidPtr, bool, bool, bool, bool, bool): NO_IO;
+    _FortranAioSetAdvance(VoidPtr, *const c_void, i64) -> bool: NO_IO;
+    _FortranAioGetIoMsg(VoidPtr, VoidPtr, i64): NO_IO;
+    _FortranAioEndIoStatement(VoidPtr) -> i32: NO_IO;
 }
