@@ -65,23 +65,18 @@ fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
 /// (`__kmpc_*_static_loop_*`), which clang never emits, are checked here
 /// against real compiler output, as are its team reductions and SPMD regions
 /// without a wrapper.
+/// The Fortran corpus programs that call flang-rt's entry points (the
+/// others use OpenMP alone).
+const FORTRAN_RUNTIME_PROGRAMS: [&str; 7] =
+    ["fortran_assign", "fortran_reduce", "fortran_strings", "fortran_numeric", "fortran_complex", "fortran_math", "fortran_poly"];
+
 #[test]
 fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_type() {
     let summary = corpus::check_fortran_all(&corpus::Options::default()).unwrap_or_else(|e| panic!("{e}"));
     println!("{}", summary.render());
     let programs: BTreeSet<&str> = summary.builds.iter().map(|b| b.program.as_str()).collect();
-    for required in [
-        "fortran_loops.f90",
-        "fortran_regions.f90",
-        "fortran_sync.f90",
-        "fortran_assign.f90",
-        "fortran_reduce.f90",
-        "fortran_strings.f90",
-        "fortran_numeric.f90",
-        "fortran_complex.f90",
-        "fortran_math.f90",
-        "fortran_poly.f90",
-    ] {
+    for required in ["fortran_loops", "fortran_regions", "fortran_sync"].iter().chain(&FORTRAN_RUNTIME_PROGRAMS).map(|p| format!("{p}.f90")) {
+        let required = required.as_str();
         assert!(programs.contains(required), "the corpus lacks {required}");
     }
     assert!(summary.ok(), "Fortran corpus failures:\n{}", summary.render());
@@ -103,17 +98,7 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     // it: ptxas drops the declaration, and nvlink links nothing for it.)
     for b in &summary.builds {
         let fortran = fortran_runtime_functions(&b.executable);
-        let calls =
-            [
-                "fortran_assign.f90",
-                "fortran_reduce.f90",
-                "fortran_strings.f90",
-                "fortran_numeric.f90",
-                "fortran_complex.f90",
-                "fortran_math.f90",
-                "fortran_poly.f90",
-            ]
-            .contains(&b.program.as_str());
+        let calls = FORTRAN_RUNTIME_PROGRAMS.iter().any(|p| b.program.strip_suffix(".f90") == Some(p));
         assert_eq!(!fortran.is_empty(), calls, "{} {}: Fortran runtime functions {fortran:?}", b.program, b.opt);
     }
     let member = tools::disassemble(&runtime_dir().join(device_build::FORTRAN_RUNTIME_MEMBER)).unwrap();
@@ -124,7 +109,7 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     // entry function cannot be statically determined", and the driver gives
     // each thread 1 KiB, less than flang's own -O0 frames (fortran_assign's
     // `deep`: 2888 bytes).
-    for program in ["fortran_assign", "fortran_reduce", "fortran_strings", "fortran_numeric", "fortran_complex", "fortran_math", "fortran_poly"] {
+    for program in FORTRAN_RUNTIME_PROGRAMS {
         for level in ["O0", "O2"] {
             let exe = corpus::Options::default().out.join(format!("{program}.{level}"));
             let data = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
