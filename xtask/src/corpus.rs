@@ -493,13 +493,19 @@ fn flang_command(src: &Path, opt: &str, arch: &str, out: &Path) -> Result<Comman
     let modules = out.join(format!("{name}.{}.{arch}.modules", opt.trim_start_matches('-')));
     std::fs::create_dir_all(&modules).map_err(|e| format!("cannot create {}: {e}", modules.display()))?;
     let mut c = flang_with_cuda_on_path()?;
-    c.arg(opt)
-        .args(FLANG_MATH_FLAGS)
-        .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
-        .arg(format!("-L{}", runtime_dir().display()))
-        .arg("-J")
-        .arg(modules);
+    c.arg(opt).args(flang_user_flags(arch)).arg("-J").arg(modules);
     Ok(c)
+}
+
+/// What every Fortran build of the corpus passes flang to offload to `arch`
+/// against this checkout's runtime: [`FLANG_MATH_FLAGS`], OpenMP for the
+/// arch, and the runtime's folder for the device link (flang's counterpart
+/// of [`user_flags`]).
+fn flang_user_flags(arch: &str) -> Vec<String> {
+    let mut flags: Vec<String> = FLANG_MATH_FLAGS.iter().map(|f| f.to_string()).collect();
+    flags.extend(["-fopenmp".to_string(), format!("--offload-arch={arch}"), "-Xoffload-linker".to_string()]);
+    flags.push(format!("-L{}", runtime_dir().display()));
+    flags
 }
 
 /// flang 22 with the CUDA folder's `bin` first on PATH: where flang finds
@@ -628,10 +634,7 @@ pub fn link_for_arch(src: &Path, flags: &str, arch: &str, out: &Path) -> Result<
     let exe = out.join(format!("{name}.{arch}{}", flags.replace(' ', "")));
     let mut cmd = if src.extension().is_some_and(|x| x == "f90") {
         let mut c = flang_with_cuda_on_path()?;
-        c.args(flags.split_whitespace())
-            .args(FLANG_MATH_FLAGS)
-            .args(["-fopenmp", &format!("--offload-arch={arch}"), "-Xoffload-linker"])
-            .arg(format!("-L{}", runtime_dir().display()));
+        c.args(flags.split_whitespace()).args(flang_user_flags(arch));
         c
     } else {
         let mut c = Command::new(compiler_for(src)?);
