@@ -1025,6 +1025,14 @@ pub fn load_int(at: Addr, code: i8) -> Option<i64> {
     }
 }
 
+/// Loads a LOGICAL element: `None` for another category.
+pub fn load_logical(at: Addr, code: i8) -> Option<bool> {
+    match category_and_kind(code)? {
+        (TypeCategory::Logical, k) => Some(logical_true(at, k as usize)),
+        _ => None,
+    }
+}
+
 /// The two vectors of `DOT_PRODUCT`, checked: rank 1, one size.
 fn dot_vectors(x: Desc, y: Desc, site: Site) -> usize {
     if x.rank() != 1 || y.rank() != 1 {

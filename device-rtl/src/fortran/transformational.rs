@@ -9,7 +9,7 @@ use super::assign::assign_instance;
 use super::derived;
 use super::descriptor::Desc;
 use super::memory::{Addr, Logical};
-use super::reduction::{self, Complex, Wide, load_complex, load_int, load_real, logical_true};
+use super::reduction::{self, Complex, Wide, load_complex, load_int, load_logical, load_real, logical_true};
 use super::terminator::{self, Site};
 use omprt_abi::fortran::{MAX_RANK, TypeCategory, assign_flags, attribute, category_and_kind, type_code};
 
@@ -531,14 +531,6 @@ macro_rules! matmul_logical {
     )*};
 }
 matmul_logical!(u8 = 1, u16 = 2, u32 = 4, u64 = 8);
-
-/// A LOGICAL operand element, `None` for another category.
-fn load_logical(at: Addr, code: i8) -> Option<bool> {
-    match category_and_kind(code)? {
-        (TypeCategory::Logical, k) => Some(logical_true(at, k as usize)),
-        _ => None,
-    }
-}
 
 /// `_FortranAMatmul<A><B>`: (n,k)x(k,m), (k)x(k,m) or (n,k)x(k), with a
 /// result of `R` (the type of `A * B`: complex when either operand is).
