@@ -1,5 +1,6 @@
-//! flang-rt's character, numeric, random number, STOP and I/O entry points
-//! on the simulated device: against Fortran's definitions (character
+//! flang-rt's character, numeric, kind inquiry, time, random number, STOP
+//! and I/O entry points on the simulated device: against Fortran's
+//! definitions and flang's folding for the device (character
 //! functions against a model of their text, the numeric model functions
 //! against their identities and the host's exact arithmetic), and the
 //! entry points that end the kernel against their messages.
@@ -337,11 +338,41 @@ fn the_numeric_functions_at_zero_infinity_and_nan() {
 }
 
 #[test]
-fn ieee_flags_map_to_themselves_and_raise_nothing() {
+fn ieee_flags_map_to_themselves_and_neither_raise_nor_halt() {
     for flags in 0..64 {
         assert_eq!(_FortranAMapException(flags), flags);
         _FortranAferaiseexcept(flags);
+        _FortranAfeclearexcept(flags);
+        _FortranAfedisableexcept(flags);
+        assert_eq!(_FortranAfegetexcept(), 0, "no exception halts");
     }
+    let m = trap_message(|| {
+        on_device(|| {
+            _FortranAfetestexcept(8);
+        })
+    });
+    assert_eq!(m, "omprt: _FortranAfetestexcept: not supported on the device: IEEE_GET_FLAG: the GPU keeps no floating-point exception flags");
+    // C's <fenv.h>, which flang's code calls around every procedure that
+    // uses IEEE_EXCEPTIONS: an environment where no flag is ever raised and
+    // no exception halts.
+    use omprt_device_rtl::exports::fenv;
+    let mut saved = [0xa5u8; 32];
+    for excepts in [0, 1, 8, 0x3f, -1] {
+        assert_eq!(fenv::fetestexcept(excepts), 0, "no flag is raised");
+        assert_eq!(fenv::feclearexcept(excepts), 0);
+        assert_eq!(fenv::feraiseexcept(excepts), i32::from(excepts != 0), "raising fails");
+        assert_eq!(fenv::fedisableexcept(excepts), 0, "none halted before");
+        assert_eq!(fenv::feenableexcept(excepts), if excepts == 0 { 0 } else { -1 }, "halting fails");
+    }
+    assert_eq!(fenv::fegetexcept(), 0);
+    assert_eq!(fenv::fegetenv(saved.as_mut_ptr().cast()), 0);
+    assert_eq!(fenv::fesetenv(saved.as_ptr().cast()), 0);
+    assert_eq!(fenv::fegetmode(saved.as_mut_ptr().cast()), 0);
+    assert_eq!(fenv::fesetmode(saved.as_ptr().cast()), 0);
+    assert_eq!(saved, [0xa5; 32], "nothing to save");
+    let m = trap_message(|| on_device(|| _FortranAfeenableexcept(1)));
+    let why = "IEEE_SET_HALTING_MODE: the GPU cannot halt on floating-point exceptions";
+    assert_eq!(m, format!("omprt: _FortranAfeenableexcept: not supported on the device: {why}"));
     let m = trap_message(|| {
         on_device(|| {
             _FortranAMapException(64);
@@ -380,6 +411,162 @@ fn random_numbers_fill_any_shape_in_the_unit_interval() {
         })
     });
     assert_eq!(m, "fatal Fortran runtime error(file.f90:3): RANDOM_NUMBER: HARVEST of type code 9 (only REAL(4) and REAL(8) on the device)");
+}
+
+/// `SELECTED_REAL_KIND(p, r)` as flang 22 folds it for constant arguments in
+/// device code (read from its FIR for nvptx64): `(p, r, kind)`, `None`
+/// where the argument is absent.
+const FOLDED_REAL_KINDS: &[(Option<i64>, Option<i64>, i32)] = &[
+    (None, Some(0), 2), (None, Some(4), 2), (None, Some(5), 3), (None, Some(10), 3),
+    (None, Some(37), 3), (None, Some(38), 8), (None, Some(307), 8), (None, Some(308), -2),
+    (None, Some(4931), -2), (None, Some(4932), -2), (Some(-1), None, 2), (Some(-1), Some(0), 2),
+    (Some(-1), Some(4), 2), (Some(-1), Some(5), 3), (Some(-1), Some(10), 3), (Some(-1), Some(37), 3),
+    (Some(-1), Some(38), 8), (Some(-1), Some(307), 8), (Some(-1), Some(308), -2), (Some(-1), Some(4931), -2),
+    (Some(-1), Some(4932), -2), (Some(0), None, 2), (Some(0), Some(0), 2), (Some(0), Some(4), 2),
+    (Some(0), Some(5), 3), (Some(0), Some(10), 3), (Some(0), Some(37), 3), (Some(0), Some(38), 8),
+    (Some(0), Some(307), 8), (Some(0), Some(308), -2), (Some(0), Some(4931), -2), (Some(0), Some(4932), -2),
+    (Some(1), None, 2), (Some(1), Some(0), 2), (Some(1), Some(4), 2), (Some(1), Some(5), 3),
+    (Some(1), Some(10), 3), (Some(1), Some(37), 3), (Some(1), Some(38), 8), (Some(1), Some(307), 8),
+    (Some(1), Some(308), -2), (Some(1), Some(4931), -2), (Some(1), Some(4932), -2), (Some(2), None, 2),
+    (Some(2), Some(0), 2), (Some(2), Some(4), 2), (Some(2), Some(5), 3), (Some(2), Some(10), 3),
+    (Some(2), Some(37), 3), (Some(2), Some(38), 8), (Some(2), Some(307), 8), (Some(2), Some(308), -2),
+    (Some(2), Some(4931), -2), (Some(2), Some(4932), -2), (Some(3), None, 2), (Some(3), Some(0), 2),
+    (Some(3), Some(4), 2), (Some(3), Some(5), 4), (Some(3), Some(10), 4), (Some(3), Some(37), 4),
+    (Some(3), Some(38), 8), (Some(3), Some(307), 8), (Some(3), Some(308), -2), (Some(3), Some(4931), -2),
+    (Some(3), Some(4932), -2), (Some(4), None, 4), (Some(4), Some(0), 4), (Some(4), Some(4), 4),
+    (Some(4), Some(5), 4), (Some(4), Some(10), 4), (Some(4), Some(37), 4), (Some(4), Some(38), 8),
+    (Some(4), Some(307), 8), (Some(4), Some(308), -2), (Some(4), Some(4931), -2), (Some(4), Some(4932), -2),
+    (Some(6), None, 4), (Some(6), Some(0), 4), (Some(6), Some(4), 4), (Some(6), Some(5), 4),
+    (Some(6), Some(10), 4), (Some(6), Some(37), 4), (Some(6), Some(38), 8), (Some(6), Some(307), 8),
+    (Some(6), Some(308), -2), (Some(6), Some(4931), -2), (Some(6), Some(4932), -2), (Some(7), None, 8),
+    (Some(7), Some(0), 8), (Some(7), Some(4), 8), (Some(7), Some(5), 8), (Some(7), Some(10), 8),
+    (Some(7), Some(37), 8), (Some(7), Some(38), 8), (Some(7), Some(307), 8), (Some(7), Some(308), -2),
+    (Some(7), Some(4931), -2), (Some(7), Some(4932), -2), (Some(15), None, 8), (Some(15), Some(0), 8),
+    (Some(15), Some(4), 8), (Some(15), Some(5), 8), (Some(15), Some(10), 8), (Some(15), Some(37), 8),
+    (Some(15), Some(38), 8), (Some(15), Some(307), 8), (Some(15), Some(308), -2), (Some(15), Some(4931), -2),
+    (Some(15), Some(4932), -2), (Some(16), None, -1), (Some(16), Some(0), -1), (Some(16), Some(4), -1),
+    (Some(16), Some(5), -1), (Some(16), Some(10), -1), (Some(16), Some(37), -1), (Some(16), Some(38), -1),
+    (Some(16), Some(307), -1), (Some(16), Some(308), -3), (Some(16), Some(4931), -3), (Some(16), Some(4932), -3),
+    (Some(18), None, -1), (Some(18), Some(0), -1), (Some(18), Some(4), -1), (Some(18), Some(5), -1),
+    (Some(18), Some(10), -1), (Some(18), Some(37), -1), (Some(18), Some(38), -1), (Some(18), Some(307), -1),
+    (Some(18), Some(308), -3), (Some(18), Some(4931), -3), (Some(18), Some(4932), -3), (Some(33), None, -1),
+    (Some(33), Some(0), -1), (Some(33), Some(4), -1), (Some(33), Some(5), -1), (Some(33), Some(10), -1),
+    (Some(33), Some(37), -1), (Some(33), Some(38), -1), (Some(33), Some(307), -1), (Some(33), Some(308), -3),
+    (Some(33), Some(4931), -3), (Some(33), Some(4932), -3), (Some(34), None, -1), (Some(34), Some(0), -1),
+    (Some(34), Some(4), -1), (Some(34), Some(5), -1), (Some(34), Some(10), -1), (Some(34), Some(37), -1),
+    (Some(34), Some(38), -1), (Some(34), Some(307), -1), (Some(34), Some(308), -3), (Some(34), Some(4931), -3),
+    (Some(34), Some(4932), -3),
+];
+/// `SELECTED_INT_KIND(r)` and `SELECTED_LOGICAL_KIND(bits)` as flang 22
+/// folds them in device code: `(argument, kind)`.
+const FOLDED_INT_KINDS: &[(i64, i32)] = &[(-5, 1), (0, 1), (2, 1), (3, 2), (4, 2), (5, 4), (9, 4), (10, 8), (18, 8), (19, 16), (38, 16), (39, -1)];
+const FOLDED_LOGICAL_KINDS: &[(i64, i32)] = &[(0, 1), (1, 1), (8, 1), (9, 2), (16, 2), (17, 4), (32, 4), (33, 8), (64, 8), (65, -1)];
+
+/// The address of `v` as flang passes an optional integer argument.
+fn arg<T>(v: &Option<T>) -> *const c_void {
+    v.as_ref().map_or(NULL, |v| v as *const T as *const c_void)
+}
+
+#[test]
+fn selected_kinds_agree_with_flangs_folding_for_the_device() {
+    for &(p, r, kind) in FOLDED_REAL_KINDS {
+        let got = unsafe { _FortranASelectedRealKind(file(), 1, arg(&p), 8, arg(&r), 8, NULL, 0) };
+        assert_eq!(got, kind, "selected_real_kind(p={p:?}, r={r:?})");
+        // The same values as INTEGER(4) and INTEGER(2) arguments.
+        let (p4, r4) = (p.map(|v| v as i32), r.map(|v| v as i32));
+        assert_eq!(unsafe { _FortranASelectedRealKind(file(), 1, arg(&p4), 4, arg(&r4), 4, NULL, 0) }, kind);
+        let (p2, r2) = (p.map(|v| v as i16), r.map(|v| v as i16));
+        assert_eq!(unsafe { _FortranASelectedRealKind(file(), 1, arg(&p2), 2, arg(&r2), 2, NULL, 0) }, kind);
+    }
+    for &(r, kind) in FOLDED_INT_KINDS {
+        let r1 = Some(r as i8);
+        assert_eq!(unsafe { _FortranASelectedIntKind(file(), 1, arg(&r1), 1) }, kind, "selected_int_kind({r})");
+        let r16 = Some(i128::from(r));
+        assert_eq!(unsafe { _FortranASelectedIntKind(file(), 1, arg(&r16), 16) }, kind, "selected_int_kind({r}_16)");
+    }
+    for &(bits, kind) in FOLDED_LOGICAL_KINDS {
+        let b = Some(bits as i32);
+        assert_eq!(unsafe { _FortranASelectedLogicalKind(file(), 1, arg(&b), 4) }, kind, "selected_logical_kind({bits})");
+    }
+    // RADIX: 2 when absent or given, -5 otherwise.
+    let (p, two, ten) = (Some(6i32), Some(2i64), Some(10i64));
+    assert_eq!(unsafe { _FortranASelectedRealKind(file(), 1, arg(&p), 4, NULL, 0, arg(&two), 8) }, 4);
+    assert_eq!(unsafe { _FortranASelectedRealKind(file(), 1, arg(&p), 4, NULL, 0, arg(&ten), 8) }, -5);
+    // An INTEGER(16) beyond 64 bits saturates.
+    let huge = Some(i128::MAX);
+    assert_eq!(unsafe { _FortranASelectedIntKind(file(), 1, arg(&huge), 16) }, -1);
+    let tiny = Some(i128::MIN);
+    assert_eq!(unsafe { _FortranASelectedIntKind(file(), 1, arg(&tiny), 16) }, 1);
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            _FortranASelectedIntKind(file(), 9, arg(&Some(3i32)), 3);
+        })
+    });
+    assert_eq!(m, "fatal Fortran runtime error(file.f90:9): Unexpected integer kind in runtime: 3");
+}
+
+#[test]
+fn system_clock_and_cpu_time_read_the_device_clock() {
+    // flang-rt's units per COUNT kind: deciseconds, milliseconds, nanoseconds.
+    let kinds = [(1, 10, i8::MAX as i64), (2, 1000, i16::MAX as i64), (4, 1000, i32::MAX as i64), (8, 1_000_000_000, i64::MAX)];
+    for (kind, rate, max) in kinds.into_iter().chain([(16, 1_000_000_000, i64::MAX)]) {
+        assert_eq!(_FortranASystemClockCountRate(kind), rate, "kind {kind}");
+        assert_eq!(_FortranASystemClockCountMax(kind), max, "kind {kind}");
+    }
+    use omprt_device_rtl::fortran::time::clock_count;
+    let ns = 1_234_567_891_234u64;
+    assert_eq!(clock_count(8, ns), ns as i64);
+    assert_eq!(clock_count(4, ns), 1_234_567);
+    assert_eq!(clock_count(2, ns), 1_234_567 % 32768);
+    assert_eq!(clock_count(1, ns), 12_345 % 128);
+    assert_eq!(clock_count(4, 3_000_000_000_000_000), 3_000_000_000i64 % (1 << 31), "wraps after COUNT_MAX");
+    assert_eq!(clock_count(8, u64::MAX), (u64::MAX % (1 << 63)) as i64, "never negative");
+    let (c1, t1, c2, t2) = on_device(|| {
+        let (c1, t1) = (_FortranASystemClockCount(8), _FortranACpuTime());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        (c1, t1, _FortranASystemClockCount(8), _FortranACpuTime())
+    });
+    assert!(c2 - c1 >= 20_000_000, "{c1} then {c2}: nanoseconds");
+    assert!(t2 - t1 >= 0.02 && t2 - t1 < 10.0, "{t1} then {t2}: seconds");
+}
+
+#[test]
+fn date_and_time_reports_blanks_and_minus_huge() {
+    let none = std::ptr::null_mut();
+    let mut date = *b"xxxxxxxx";
+    let mut zone = *b"xxxxx";
+    let (_v4, v4) = array(&[7i32; 9], &[9]);
+    unsafe { _FortranADateAndTime(date.as_mut_ptr().cast(), 8, none, 0, zone.as_mut_ptr().cast(), 5, file(), 1, v4.ptr()) };
+    assert_eq!(&date, b"        ");
+    assert_eq!(&zone, b"     ");
+    let mut expected = vec![-i32::MAX; 8];
+    expected.push(7);
+    assert_eq!(v4.read::<i32>(), expected, "the first eight elements");
+    let (_v2, v2) = array(&[7i16; 8], &[8]);
+    let (_v8, v8) = array(&[7i64; 8], &[8]);
+    let mut time = *b"xxxxxxxxxx";
+    unsafe {
+        _FortranADateAndTime(none, 0, time.as_mut_ptr().cast(), 10, none, 0, file(), 1, v2.ptr());
+        _FortranADateAndTime(none, 0, none, 0, none, 0, file(), 1, v8.ptr());
+    }
+    assert_eq!(&time, b"          ");
+    assert_eq!(v2.read::<i16>(), [-i16::MAX; 8]);
+    assert_eq!(v8.read::<i64>(), [-i64::MAX; 8]);
+    // A section of INTEGER(16): every other element of 16.
+    let buf = Buf::of(&[7i128; 16]);
+    let mut s = Desc::empty();
+    s.establish(buf.ptr(), 16, type_code::INT128, attribute::OTHER, &[Dim { lower_bound: 1, extent: 8, byte_stride: 32 }], None);
+    unsafe { _FortranADateAndTime(none, 0, none, 0, none, 0, file(), 1, s.ptr()) };
+    let all: Vec<i128> = (0..16).map(|i| unsafe { *(buf.ptr() as *const i128).add(i) }).collect();
+    assert!(all.iter().enumerate().all(|(i, &v)| v == if i % 2 == 0 { -i128::MAX } else { 7 }), "{all:?}");
+    let m = trap_message(|| {
+        on_device(|| unsafe {
+            let (_b, short) = array(&[0i32; 7], &[7]);
+            _FortranADateAndTime(std::ptr::null_mut(), 0, std::ptr::null_mut(), 0, std::ptr::null_mut(), 0, file(), 4, short.ptr());
+        })
+    });
+    let why = "DATE_AND_TIME: VALUES must be a rank-1 INTEGER array of kind 2, 4, 8 or 16 with at least 8 elements";
+    assert_eq!(m, format!("fatal Fortran runtime error(file.f90:4): {why}"));
 }
 
 /// What a kernel printed before it trapped in `f`, and the trap's message.

@@ -3,7 +3,11 @@
 ! points): EXPONENT, FRACTION, SPACING, RRSPACING, SCALE, SET_EXPONENT,
 ! NEAREST (whose edge cases raise IEEE flags through the runtime), real MOD
 ! and MODULO, numeric inquiry and conversion (folded by flang),
-! RANDOM_NUMBER. The STOP, ERROR STOP and PRINT statements are reached only
+! RANDOM_NUMBER, CPU_TIME, SYSTEM_CLOCK, DATE_AND_TIME (the device knows no
+! date: blanks and -HUGE), and SELECTED_*_KIND of values flang cannot fold
+! (the device's kinds: no REAL(10) or REAL(16)), and IEEE_EXCEPTIONS'
+! flags and halting modes (the GPU keeps no flags and never halts; asking
+! for a flag traps, on a path not taken here). The STOP, ERROR STOP and PRINT statements are reached only
 ! with a value the program does not pass (each ends the kernel on the
 ! device: STOP and ERROR STOP print their code and trap, PRINT traps naming
 ! the I/O entry point). NINT is avoided: flang 22 makes it llvm.lround,
@@ -59,6 +63,58 @@ contains
     stats(3) = merge(1, 0, one >= 0 .and. one < 1)
   end subroutine
 
+  subroutine clocks(n, out)
+    !$omp declare target
+    integer, intent(in) :: n
+    integer(8), intent(out) :: out(12)
+    integer(8) :: c1, c2, rate8, max8
+    integer :: c4, rate4, max4, v(8), i
+    integer(2) :: c2k, rate2
+    real(8) :: t1, t2, s
+    character(len=8) :: date
+    character(len=10) :: hms
+    call cpu_time(t1)
+    call system_clock(c1, rate8, max8)
+    s = 0
+    do i = 1, n * 1000
+      s = s + sqrt(real(i, 8))
+    end do
+    call system_clock(c2)
+    call cpu_time(t2)
+    call system_clock(c4, rate4, max4)
+    call system_clock(c2k, rate2)
+    out(1) = rate8
+    out(2) = max8 / 1000000000000_8
+    out(3) = rate4
+    out(4) = max4
+    out(5) = merge(1, 0, c2 >= c1 .and. t2 >= t1 .and. s > 0)
+    out(6) = merge(1, 0, c4 >= 0 .and. c4 <= max4 .and. c2k >= 0)
+    out(7) = rate2
+    call date_and_time(date, hms, values=v)
+    out(8) = merge(1, 0, date == ' ' .and. hms == ' ' .and. all(v == -huge(v)))
+    out(9) = selected_int_kind(n)
+    out(10) = selected_int_kind(4 * n)
+    out(11) = selected_real_kind(n, 4 * n) * 10 + selected_logical_kind(8 * n)
+    out(12) = selected_real_kind(3 * n) * 100 + selected_real_kind(n, 80 * n)
+  end subroutine
+
+  subroutine flags(v, out)
+    !$omp declare target
+    use, intrinsic :: ieee_exceptions
+    integer, intent(in) :: v
+    integer(8), intent(out) :: out
+    logical :: halting, raised
+    call ieee_set_flag(ieee_all, .false.)
+    call ieee_set_flag(ieee_inexact, .true.)
+    call ieee_set_halting_mode(ieee_invalid, .false.)
+    call ieee_get_halting_mode(ieee_overflow, halting)
+    out = merge(1, 0, .not. halting)
+    if (v == 996) then
+      call ieee_get_flag(ieee_overflow, raised)
+      if (raised) out = 2
+    end if
+  end subroutine
+
   subroutine check(v)
     !$omp declare target
     integer, intent(in) :: v
@@ -75,13 +131,15 @@ program fortran_numeric
   implicit none
   real(8) :: x, r(12)
   real(4) :: y
-  integer(8) :: out(12)
+  integer(8) :: out(12), times(12), ieee
   integer :: stats(3), i
   x = 6.75d0
   y = 2.375
-  !$omp target map(to: x, y) map(from: out, r, stats)
+  !$omp target map(to: x, y) map(from: out, r, stats, times, ieee)
   call numeric(x, y, out, r)
   call randoms(1000, stats)
+  call clocks(5, times)
+  call flags(stats(1), ieee)
   call check(stats(1))
   !$omp end target
   print '(a, 12i12)', 'ints:', out
@@ -89,4 +147,6 @@ program fortran_numeric
     print '(a, i3, es24.15)', 'real', i, r(i)
   end do
   print '(a, 3i6)', 'random:', stats
+  print '(a, 12i12)', 'clocks:', times
+  print '(a, i2)', 'ieee:', ieee
 end program

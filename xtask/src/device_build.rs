@@ -41,7 +41,7 @@ pub fn api_checker() -> Result<impl Fn(&str) -> bool> {
     let def = std::fs::read_to_string(abi_table::OMP_KINDS_DEF)
         .map_err(|e| format!("cannot read {} ({e}): run 'bash scripts/setup.sh' (llvm-22-dev)", abi_table::OMP_KINDS_DEF))?;
     let names: Vec<String> = abi_table::parse_omp_kinds(&def)?.into_iter().map(|e| e.name).collect();
-    let libm = libm_functions()?;
+    let libc = fortran_member_c_functions()?;
     Ok(move |n: &str| {
         names.iter().any(|x| x == n)
             || EXTRA_API.contains(&n)
@@ -49,7 +49,7 @@ pub fn api_checker() -> Result<impl Fn(&str) -> bool> {
             || CONFIG_GLOBALS.contains(&n)
             || API_PREFIXES.iter().any(|p| n.starts_with(p))
             || n.starts_with(FORTRAN_RUNTIME_PREFIX)
-            || libm.iter().any(|x| x == n)
+            || libc.iter().any(|x| x == n)
     })
 }
 
@@ -110,14 +110,14 @@ pub fn build() -> Result<Artifacts> {
 /// pays nothing. They keep no per-team state: a shared-memory static in it
 /// would be a second copy of the OpenMP runtime's, and fails the build.
 fn fortran_runtime_member(ir: &str, out: &Path) -> Result<PathBuf> {
-    let libm = libm_functions()?;
-    let member_api = |n: &str| n.starts_with(FORTRAN_RUNTIME_PREFIX) || libm.iter().any(|f| f == n);
+    let libc = fortran_member_c_functions()?;
+    let member_api = |n: &str| n.starts_with(FORTRAN_RUNTIME_PREFIX) || libc.iter().any(|f| f == n);
     let api: Vec<String> = abi_table::parse_ll_definitions(ir).into_keys().filter(|n| member_api(n)).collect();
     if !api.iter().any(|n| n.starts_with(FORTRAN_RUNTIME_PREFIX)) {
         return Err("the fortran build of the runtime defines no _FortranA* function".into());
     }
-    if let Some(missing) = libm.iter().find(|f| !api.contains(f)) {
-        return Err(format!("the fortran build of the runtime does not define {missing} (device-rtl/src/exports/libm.rs)"));
+    if let Some(missing) = libc.iter().find(|f| !api.contains(f)) {
+        return Err(format!("the fortran build of the runtime does not define {missing} ({LIBM_SOURCE} or {FENV_SOURCE})"));
     }
     // rustc's `@llvm.used` keeps the device environment, which this member
     // must not define.
@@ -144,18 +144,45 @@ fn fortran_runtime_member(ir: &str, out: &Path) -> Result<PathBuf> {
     let shared: Vec<&str> = text.lines().filter(|l| l.starts_with('@') && l.contains("addrspace(3)")).collect();
     if !exported.is_empty() || !shared.is_empty() {
         return Err(format!(
-            "the Fortran runtime member must export only _FortranA* and C math functions and keep no shared memory: exports {exported:?}, shared {shared:?}"
+            "the Fortran runtime member must export only _FortranA*, C math and C floating-point environment functions and keep no shared memory: exports {exported:?}, shared {shared:?}"
         ));
     }
     Ok(member)
 }
 
-/// The C math functions of `device-rtl/src/exports/libm.rs`, which the
-/// Fortran runtime member exports beside flang-rt's entry points: the lines
-/// `name(arguments) -> result;` of its `from_libm!` list and its functions
-/// written out (`fn name(`).
-pub fn libm_functions() -> Result<Vec<String>> {
-    let path = repo_root().join("device-rtl/src/exports/libm.rs");
+/// The C functions the Fortran runtime member exports beside flang-rt's
+/// entry points: `<math.h>`'s ([`LIBM_SOURCE`]) and `<fenv.h>`'s
+/// ([`FENV_SOURCE`]).
+pub fn fortran_member_c_functions() -> Result<Vec<String>> {
+    let mut names = libm_functions()?;
+    let fenv = c_functions_in(FENV_SOURCE)?;
+    if fenv.len() < 10 {
+        return Err(format!("{FENV_SOURCE} defines {} functions; expected the 10 flang 22 calls", fenv.len()));
+    }
+    names.extend(fenv);
+    Ok(names)
+}
+
+/// The C math functions, as a list in `from_libm!` and written out.
+pub const LIBM_SOURCE: &str = "device-rtl/src/exports/libm.rs";
+/// The C floating-point environment functions, written out.
+pub const FENV_SOURCE: &str = "device-rtl/src/exports/fenv.rs";
+
+/// The C math functions of [`LIBM_SOURCE`]: the lines `name(arguments) ->
+/// result;` of its `from_libm!` list and its functions written out.
+fn libm_functions() -> Result<Vec<String>> {
+    let names = c_functions_in(LIBM_SOURCE)?;
+    if names.len() < 100 {
+        return Err(format!("{LIBM_SOURCE} lists {} C math functions; expected the whole of <math.h>'s double and float ones", names.len()));
+    }
+    Ok(names)
+}
+
+/// The functions `source` (under the repository) defines for C: those
+/// written out (`extern "C-unwind" fn name(`) and the lines `name(arguments)
+/// -> result;` of a list macro, sorted.
+fn c_functions_in(source: &str) -> Result<Vec<String>> {
+    let path = repo_root().join(source);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let name_before_paren = |s: &str| s.split_once('(').map(|(n, _)| n.to_string()).filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
     let mut names: Vec<String> = text
@@ -173,9 +200,6 @@ pub fn libm_functions() -> Result<Vec<String>> {
         .collect();
     names.sort();
     names.dedup();
-    if names.len() < 100 {
-        return Err(format!("{} lists {} C math functions; expected the whole of <math.h>'s double and float ones", path.display(), names.len()));
-    }
     Ok(names)
 }
 

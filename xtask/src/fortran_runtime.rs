@@ -18,8 +18,22 @@ pub const BEGIN: &str = "<!-- fortran-symbols:begin (cargo xtask fortran-symbols
 pub const END: &str = "<!-- fortran-symbols:end -->";
 
 /// Entry points whose effect the device has no counterpart of, and why.
-pub const NOT_APPLICABLE: &[(&str, &str)] =
-    &[("_FortranAferaiseexcept", "raises IEEE flags (`NEAREST`'s edge cases): the GPU has no floating-point status flags; returns")];
+pub const NOT_APPLICABLE: &[(&str, &str)] = &[
+    (
+        "_FortranADateAndTime",
+        "the device knows no date, time of day or zone: blank strings and `-HUGE` values, the standard's answer where none is available",
+    ),
+    ("_FortranAfeclearexcept", "clears IEEE flags (`IEEE_SET_FLAG(flag, .FALSE.)`): the GPU has no floating-point status flags; returns"),
+    ("_FortranAfedisableexcept", "`IEEE_SET_HALTING_MODE(flag, .FALSE.)`: no exception halts on the GPU; returns"),
+    ("_FortranAfegetexcept", "`IEEE_GET_HALTING_MODE`: no exception halts on the GPU; returns none"),
+    ("_FortranAferaiseexcept", "raises IEEE flags (`NEAREST`'s edge cases): the GPU has no floating-point status flags; returns"),
+];
+
+/// Entry points that trap when called, naming themselves, and why.
+pub const TRAPS: &[(&str, &str)] = &[
+    ("_FortranAfeenableexcept", "`IEEE_SET_HALTING_MODE(flag, .TRUE.)`: the GPU cannot halt on a floating-point exception"),
+    ("_FortranAfetestexcept", "`IEEE_GET_FLAG`: the GPU keeps no floating-point exception flags"),
+];
 
 /// What the runtime does for `name`.
 pub fn status(name: &str) -> String {
@@ -29,6 +43,8 @@ pub fn status(name: &str) -> String {
         "traps: I/O: `PRINT`, `WRITE` or `READ` (also of a character variable) in a target region; the statement's first call traps".to_string()
     } else if name.starts_with("_FortranAio") {
         "traps: I/O, never reached (the statement's first call traps)".to_string()
+    } else if let Some((_, why)) = TRAPS.iter().find(|(n, _)| *n == name) {
+        format!("traps: {why}")
     } else if let Some((_, why)) = NOT_APPLICABLE.iter().find(|(n, _)| *n == name) {
         format!("not applicable: {why}")
     } else {

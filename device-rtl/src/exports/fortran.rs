@@ -16,6 +16,7 @@ use crate::fortran::assign;
 use crate::fortran::character::{self, Chars};
 use crate::fortran::derived;
 use crate::fortran::descriptor::Desc;
+use crate::fortran::kinds;
 use crate::fortran::memory::{Addr, Logical};
 use crate::fortran::numeric;
 use crate::fortran::random;
@@ -23,6 +24,7 @@ use crate::fortran::reduction::{
     self as red, Bitwise, Complex, ComplexProduct, ComplexSum, Extremum, IntProduct, IntSum, Norm2, RealProduct, RealSum,
 };
 use crate::fortran::terminator::{self, Site};
+use crate::fortran::time;
 use crate::fortran::transformational as tf;
 use crate::fortran::type_info::TypeInfo;
 
@@ -1114,18 +1116,117 @@ pub extern "C-unwind" fn _FortranAMapException(excepts: u32) -> u32 {
     numeric::map_exception(excepts)
 }
 
+// The GPU keeps no floating-point exception flags and cannot halt on an
+// exception: raising or clearing a flag leaves nothing to change, no
+// exception halts, and asking which flags are raised, or to halt, traps.
+
 /// `feraiseexcept` for the flags flang's code raises (`NEAREST` at the
-/// edges of the range, `IEEE_SET_FLAG`): the GPU has no floating-point
-/// status flags, so there is nothing to raise; nothing on the device can
-/// read them back (`_FortranAfetestexcept` is not provided: such a program
-/// does not link).
+/// edges of the range, `IEEE_SET_FLAG(flag, .TRUE.)`): nothing to raise.
 #[unsafe(no_mangle)]
 pub extern "C-unwind" fn _FortranAferaiseexcept(_excepts: u32) {}
+/// `IEEE_SET_FLAG(flag, .FALSE.)`: no flag is ever set.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAfeclearexcept(_excepts: u32) {}
+/// `IEEE_GET_FLAG`: which flags are set, which the GPU does not record.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAfetestexcept(_excepts: u32) -> u32 {
+    terminator::unsupported(b"_FortranAfetestexcept", b"IEEE_GET_FLAG: the GPU keeps no floating-point exception flags")
+}
+/// `IEEE_GET_HALTING_MODE`: the exceptions that halt, none on the GPU.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAfegetexcept() -> u32 {
+    0
+}
+/// `IEEE_SET_HALTING_MODE(flag, .FALSE.)`: no exception halts already.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAfedisableexcept(_excepts: u32) {}
+/// `IEEE_SET_HALTING_MODE(flag, .TRUE.)`: the GPU cannot halt on one.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAfeenableexcept(_excepts: u32) {
+    terminator::unsupported(b"_FortranAfeenableexcept", b"IEEE_SET_HALTING_MODE: the GPU cannot halt on floating-point exceptions")
+}
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranARandomNumber(harvest: VoidPtr, file: *const c_void, line: i32) {
     // SAFETY: flang's descriptor and source position.
     unsafe { random::random_number(desc(harvest), site(file, line)) }
+}
+
+// ---------------------------------------------------------------------------
+// Kind inquiry with arguments flang cannot fold (numeric.h): each argument
+// is the address of an integer of the kind beside it, null when absent.
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranASelectedIntKind(file: *const c_void, line: i32, r: *const c_void, r_kind: i32) -> i32 {
+    // SAFETY: flang's source position and argument.
+    let (site, r) = unsafe { (site(file, line), Addr::from_flang(r)) };
+    kinds::selected_int_kind(kinds::int_argument(r, r_kind, 0, site))
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranASelectedLogicalKind(file: *const c_void, line: i32, bits: *const c_void, bits_kind: i32) -> i32 {
+    // SAFETY: flang's source position and argument.
+    let (site, bits) = unsafe { (site(file, line), Addr::from_flang(bits)) };
+    kinds::selected_logical_kind(kinds::int_argument(bits, bits_kind, 0, site))
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranASelectedRealKind(
+    file: *const c_void,
+    line: i32,
+    p: *const c_void,
+    p_kind: i32,
+    r: *const c_void,
+    r_kind: i32,
+    radix: *const c_void,
+    radix_kind: i32,
+) -> i32 {
+    // SAFETY: flang's source position and arguments.
+    let (site, p, r, radix) = unsafe { (site(file, line), Addr::from_flang(p), Addr::from_flang(r), Addr::from_flang(radix)) };
+    kinds::selected_real_kind(
+        kinds::int_argument(p, p_kind, 0, site),
+        kinds::int_argument(r, r_kind, 0, site),
+        kinds::int_argument(radix, radix_kind, 2, site),
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Time (time-intrinsic.h)
+
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranACpuTime() -> f64 {
+    time::cpu_time()
+}
+/// `SYSTEM_CLOCK(COUNT=)`; `kind` is COUNT's, as for the rate and the maximum.
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranASystemClockCount(kind: i32) -> i64 {
+    time::clock_count_now(kind)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranASystemClockCountRate(kind: i32) -> i64 {
+    time::clock_rate(kind)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranASystemClockCountMax(kind: i32) -> i64 {
+    time::clock_max(kind)
+}
+/// Each string is null when absent; `values` is a descriptor or null.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranADateAndTime(
+    date: *mut c_void,
+    date_chars: usize,
+    time_of_day: *mut c_void,
+    time_chars: usize,
+    zone: *mut c_void,
+    zone_chars: usize,
+    file: *const c_void,
+    line: i32,
+    values: *const c_void,
+) {
+    // SAFETY: flang's strings of the lengths given, its source position and
+    // an optional descriptor.
+    unsafe {
+        let strings = [(Addr::from_flang(date), date_chars), (Addr::from_flang(time_of_day), time_chars), (Addr::from_flang(zone), zone_chars)];
+        time::date_and_time_unavailable(strings, optional(values), site(file, line))
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -14,6 +14,8 @@ use core::ffi::c_void;
 
 pub mod api;
 #[cfg(any(feature = "fortran", not(target_arch = "nvptx64")))]
+pub mod fenv;
+#[cfg(any(feature = "fortran", not(target_arch = "nvptx64")))]
 pub mod fortran;
 pub mod kernel;
 pub mod libc;
