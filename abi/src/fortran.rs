@@ -75,6 +75,14 @@ pub mod attribute {
     pub const ALLOCATABLE: u8 = 2;
 }
 
+/// `LowerBoundModifier` (flang's `Runtime/support.h`): the lower bounds
+/// `CopyAndUpdateDescriptor` gives its copy.
+pub mod lower_bound_modifier {
+    pub const PRESERVE: i32 = 0;
+    pub const SET_TO_ONES: i32 = 1;
+    pub const SET_TO_ZEROES: i32 = 2;
+}
+
 /// `_CFI_ADDENDUM_FLAG` (flang's `descriptor-consts.h`).
 pub const ADDENDUM_FLAG: u8 = 1;
 /// `_CFI_ALLOCATOR_IDX_MASK`.

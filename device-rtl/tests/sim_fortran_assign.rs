@@ -520,6 +520,59 @@ fn copy_in_and_out_round_trip_a_discontiguous_section() {
 }
 
 #[test]
+fn select_rank_and_type_copy_descriptors_with_new_bounds_types_and_attributes() {
+    on_device(|| unsafe {
+        let buf = Buf::of(&[0i32; 12]);
+        // An assumed-size dummy `a(3, *)`: flang's last extent is -1.
+        let mut assumed = Desc::empty();
+        let dims = [Dim { lower_bound: 1, extent: 3, byte_stride: 4 }, Dim { lower_bound: 1, extent: -1, byte_stride: 12 }];
+        assumed.establish(buf.ptr(), 4, type_code::INT32, attribute::OTHER, &dims, None);
+        assert!(_FortranAIsAssumedSize(assumed.ptr()));
+        let mut shaped = Desc::empty();
+        let dims = [Dim { lower_bound: 0, extent: 3, byte_stride: 4 }, Dim { lower_bound: -2, extent: 4, byte_stride: 12 }];
+        shaped.establish(buf.ptr(), 4, type_code::INT32, attribute::POINTER, &dims, None);
+        assert!(!_FortranAIsAssumedSize(shaped.ptr()));
+        let (_s, scalar) = scalar(1i32);
+        assert!(!_FortranAIsAssumedSize(scalar.ptr()), "a scalar is no array");
+
+        // Bounds kept, set to ones, set to zeroes; the attribute replaced.
+        for (modifier, lower) in [(0, vec![0, -2]), (1, vec![1, 1]), (2, vec![0, 0])] {
+            let copy = Desc::empty();
+            _FortranACopyAndUpdateDescriptor(copy.ptr(), shaped.ptr(), NULL, attribute::OTHER, modifier);
+            assert_eq!(copy.lower_bounds(), lower, "modifier {modifier}");
+            assert_eq!(copy.extents(), [3, 4]);
+            assert_eq!(copy.header().attribute, attribute::OTHER);
+            assert_eq!(copy.header().elem_len, 4);
+            assert_eq!(copy.base(), buf.ptr());
+            assert_eq!(copy.dims().iter().map(|d| d.byte_stride).collect::<Vec<_>>(), [4, 12]);
+        }
+        assert_eq!(shaped.lower_bounds(), [0, -2], "the source is unchanged");
+
+        // A new dynamic type: its size is the element length.
+        let base_t = TypeDesc::new(8, vec![], vec![]);
+        let child_t = TypeDesc::new(24, vec![], vec![]);
+        let data = Buf::new(48);
+        let mut poly = Desc::empty();
+        poly.establish(data.ptr(), 8, type_code::STRUCT, attribute::ALLOCATABLE, &[Dim { lower_bound: 5, extent: 2, byte_stride: 24 }], Some(&*base_t.t));
+        let copy = Desc::empty();
+        _FortranACopyAndUpdateDescriptor(copy.ptr(), poly.ptr(), &*child_t.t as *const _ as *const c_void, attribute::POINTER, 0);
+        assert_eq!(copy.derived_type(), &*child_t.t as *const _);
+        assert_eq!(copy.header().elem_len, 24);
+        assert_eq!(copy.header().attribute, attribute::POINTER);
+        assert_eq!(copy.lower_bounds(), [5]);
+    });
+    let no_addendum = trap_message(|| {
+        on_device(|| unsafe {
+            let t = TypeDesc::new(24, vec![], vec![]);
+            let (_b, plain) = array(&[1i32, 2], &[2]);
+            let copy = Desc::empty();
+            _FortranACopyAndUpdateDescriptor(copy.ptr(), plain.ptr(), &*t.t as *const _ as *const c_void, attribute::OTHER, 0);
+        })
+    });
+    assert_eq!(no_addendum, "fatal Fortran runtime error: CopyAndUpdateDescriptor: a dynamic type for a descriptor without an addendum");
+}
+
+#[test]
 fn associated_compares_address_shape_and_strides() {
     on_device(|| unsafe {
         let buf = Buf::of(&[0i32; 12]);

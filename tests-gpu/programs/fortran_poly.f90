@@ -4,7 +4,8 @@
 ! (unallocated CLASS(*) objects too), a CLASS(*) allocatable with SOURCE=
 ! and MOVE_ALLOC, a polymorphic pointer ALLOCATE(MOLD=), DEALLOCATE and
 ! NULLIFY, TRANSFER of a scalar, of arrays and with SIZE=, C_F_POINTER with
-! a shape. Integer results only.
+! a shape, SELECT RANK of an assumed-rank dummy (a scalar, arrays of rank 1
+! and 2, an assumed-size array). Integer results only.
 module fp_types
   use iso_c_binding
   implicit none
@@ -29,6 +30,29 @@ contains
     class default
       kind_of = 1
     end select
+  end function
+
+  integer function rank_of(x)
+    !$omp declare target
+    real(8), intent(in) :: x(..)
+    select rank (x)
+    rank (0)
+      rank_of = 100
+    rank (1)
+      rank_of = 10 + size(x) + lbound(x, 1)
+    rank (2)
+      rank_of = 20 + size(x, 2)
+    rank (*)
+      rank_of = 90 + rank(x)
+    rank default
+      rank_of = -rank(x)
+    end select
+  end function
+
+  integer function of_assumed_size(x)
+    !$omp declare target
+    real(8), intent(in) :: x(2, *)
+    of_assumed_size = rank_of(x)
   end function
 
   subroutine work(out, n)
@@ -98,6 +122,9 @@ contains
     end do
     call c_f_pointer(c_loc(arr), ip, [2, 3])
     out(19) = ip(2, 3)
+    out(22) = rank_of(r) * 1000 + rank_of(q(1))
+    out(23) = rank_of(reshape(r, [2, 2]))
+    out(24) = of_assumed_size(r)
   end subroutine
 end module
 
@@ -112,4 +139,5 @@ program fortran_poly
   !$omp end target
   print '(a, 10i6)', 'types:', out(1:10)
   print '(a, 11i6)', 'molds:', out(11:21)
+  print '(a, 3i6)', 'ranks:', out(22:24)
 end program

@@ -15,7 +15,7 @@ use crate::fortran::array_constructor;
 use crate::fortran::assign;
 use crate::fortran::character::{self, Chars};
 use crate::fortran::derived;
-use crate::fortran::descriptor::Desc;
+use crate::fortran::descriptor::{self, Desc};
 use crate::fortran::kinds;
 use crate::fortran::memory::{Addr, Logical};
 use crate::fortran::numeric;
@@ -344,6 +344,25 @@ pub unsafe extern "C-unwind" fn _FortranAPointerDeallocatePolymorphic(
 pub unsafe extern "C-unwind" fn _FortranAIsContiguous(d: *const c_void) -> bool {
     // SAFETY: flang's descriptor.
     unsafe { desc(d) }.is_contiguous()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAIsAssumedSize(d: *const c_void) -> bool {
+    // SAFETY: flang's descriptor.
+    unsafe { desc(d) }.is_assumed_size()
+}
+
+/// `new_type` is null to keep `from`'s dynamic type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranACopyAndUpdateDescriptor(
+    to: VoidPtr,
+    from: *const c_void,
+    new_type: *const c_void,
+    attribute: u8,
+    lower_bounds: i32,
+) {
+    // SAFETY: flang's descriptors and an optional type description.
+    unsafe { descriptor::copy_and_update(desc(to), desc(from), TypeInfo::at(Addr::from_flang(new_type)), attribute, lower_bounds) }
 }
 
 #[unsafe(no_mangle)]

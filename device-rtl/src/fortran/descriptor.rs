@@ -3,6 +3,7 @@
 //! [`Walk`], the byte offsets of an array's elements in array element order.
 
 use super::memory::{self, Addr};
+use super::terminator;
 use super::type_info::TypeInfo;
 use core::mem::{offset_of, size_of};
 use omprt_abi::fortran::{self as abi, ADDENDUM_FLAG, ALLOCATOR_INDEX_MASK, Addendum, Dim, Header, MAX_RANK, attribute, type_code};
@@ -16,6 +17,31 @@ const ATTRIBUTE: usize = offset_of!(Header, attribute);
 const EXTRA: usize = offset_of!(Header, extra);
 const DIMS: usize = size_of::<Header>();
 const DIM_BYTES: usize = size_of::<Dim>();
+
+/// `CopyAndUpdateDescriptor`, for the descriptor of an association
+/// (`SELECT RANK`, `SELECT TYPE`): `to` becomes a copy of `from` with the
+/// dynamic type `new_type` where one is given (its size the element
+/// length; the copy must have an addendum), the attribute `attribute`, and
+/// the lower bounds as `modifier` says
+/// ([`lower_bound_modifier`](abi::lower_bound_modifier): kept, all 1, or
+/// all 0).
+pub fn copy_and_update(to: Desc, from: Desc, new_type: Option<TypeInfo>, attribute: u8, modifier: i32) {
+    to.copy_from(from);
+    if let Some(t) = new_type {
+        if !to.has_addendum() {
+            terminator::crash_with(terminator::Site::UNKNOWN, b"CopyAndUpdateDescriptor: a dynamic type for a descriptor without an addendum");
+        }
+        to.set_derived_type(Some(t));
+        to.set_elem_len(t.size_in_bytes());
+    }
+    to.set_attribute(attribute);
+    if modifier != abi::lower_bound_modifier::PRESERVE {
+        let lower_bound = if modifier == abi::lower_bound_modifier::SET_TO_ONES { 1 } else { 0 };
+        for j in 0..to.rank() {
+            to.set_dim(j, Dim { lower_bound, ..to.dim(j) });
+        }
+    }
+}
 
 /// A descriptor in memory: flang's, one inside a derived type instance, or
 /// one the runtime fills in for a result.
@@ -174,6 +200,12 @@ impl Desc {
             bytes = bytes.wrapping_mul(d.extent);
         }
         strides_fit || bytes == 0
+    }
+
+    /// An assumed-size array (`a(*)`, `a(n, *)`): flang marks the last
+    /// dimension's extent -1.
+    pub fn is_assumed_size(self) -> bool {
+        self.rank() > 0 && self.extent(self.rank() - 1) == -1
     }
 
     /// Copies the descriptor `from` (its whole size) over this one.
