@@ -411,6 +411,76 @@ fn random_numbers_fill_any_shape_in_the_unit_interval() {
         })
     });
     assert_eq!(m, "fatal Fortran runtime error(file.f90:3): RANDOM_NUMBER: HARVEST of type code 9 (only REAL(4) and REAL(8) on the device)");
+    seeds_move_the_position_in_the_sequence();
+}
+
+/// RANDOM_SEED and RANDOM_INIT; part of the test above, as they move the
+/// one device-wide sequence it draws from.
+fn seeds_move_the_position_in_the_sequence() {
+    on_device(|| unsafe {
+        let draw = || {
+            let (_b, x) = array(&[0.0f64; 5], &[5]);
+            _FortranARandomNumber(x.ptr(), file(), 1);
+            x.read::<f64>()
+        };
+        let (_s4, size4) = scalar(0i32);
+        let (_s8, size8) = scalar(0i64);
+        _FortranARandomSeedSize(size4.ptr(), file(), 1);
+        _FortranARandomSeedSize(size8.ptr(), file(), 1);
+        assert_eq!((size4.read::<i32>(), size8.read::<i64>()), (vec![2], vec![2]));
+        // GET, then PUT of what GET gave, draws the same numbers again.
+        let (_g, saved) = array(&[0i32; 2], &[2]);
+        _FortranARandomSeedGet(saved.ptr(), file(), 1);
+        let first = draw();
+        _FortranARandomSeedPut(saved.ptr(), file(), 1);
+        assert_eq!(draw(), first);
+        // A seed of the user's: the same seed, the same numbers.
+        let (_p, put) = array(&[42i32, -7], &[2]);
+        _FortranARandomSeedPut(put.ptr(), file(), 1);
+        let seeded = draw();
+        _FortranARandomSeedPut(put.ptr(), file(), 1);
+        assert_eq!(draw(), seeded);
+        assert_ne!(seeded, first);
+        // GET of INTEGER(4) words keeps their bits; INTEGER(8) words are
+        // nonnegative; further elements are 0.
+        _FortranARandomSeedPut(put.ptr(), file(), 1);
+        _FortranARandomSeedGet(saved.ptr(), file(), 1);
+        assert_eq!(saved.read::<i32>(), [42, -7]);
+        let (_w, wide) = array(&[9i64; 3], &[3]);
+        _FortranARandomSeedGet(wide.ptr(), file(), 1);
+        assert_eq!(wide.read::<i64>(), [42, 0xffff_fff9, 0]);
+        // No arguments, REPEATABLE: the start; not repeatable: elsewhere.
+        _FortranARandomSeedDefaultPut();
+        _FortranARandomSeedGet(wide.ptr(), file(), 1);
+        assert_eq!(wide.read::<i64>(), [0, 0, 0]);
+        let start = draw();
+        _FortranARandomInit(true, false);
+        assert_eq!(draw(), start);
+        _FortranARandomInit(false, true);
+        assert_ne!(draw(), start);
+        _FortranARandomSeed(NULL, NULL, NULL, file(), 1);
+        assert_eq!(draw(), start, "RANDOM_SEED() with no argument present");
+        _FortranARandomSeed(NULL, put.ptr(), NULL, file(), 1);
+        assert_eq!(draw(), seeded);
+        _FortranARandomSeed(size4.ptr(), NULL, NULL, file(), 1);
+        assert_eq!(size4.read::<i32>(), [2]);
+    });
+    let both = trap_message(|| {
+        on_device(|| unsafe {
+            let (_s, size) = scalar(0i32);
+            let (_g, get) = array(&[0i32; 2], &[2]);
+            _FortranARandomSeed(size.ptr(), NULL, get.ptr(), file(), 5);
+        })
+    });
+    assert_eq!(both, "fatal Fortran runtime error(file.f90:5): RANDOM_SEED must have either 1 or no arguments");
+    let short = trap_message(|| {
+        on_device(|| unsafe {
+            let (_p, put) = array(&[1i32], &[1]);
+            _FortranARandomSeedPut(put.ptr(), file(), 6);
+        })
+    });
+    let expected = "RANDOM_SEED(PUT=): an INTEGER(4) or INTEGER(8) array of at least 2 elements is expected";
+    assert_eq!(short, format!("fatal Fortran runtime error(file.f90:6): {expected}"));
 }
 
 /// `SELECTED_REAL_KIND(p, r)` as flang 22 folds it for constant arguments in

@@ -1,17 +1,18 @@
-! Numeric intrinsics, random numbers, STOP and PRINT through flang's
-! runtime in target regions (omprt's device library of flang-rt's entry
-! points): EXPONENT, FRACTION, SPACING, RRSPACING, SCALE, SET_EXPONENT,
-! NEAREST (whose edge cases raise IEEE flags through the runtime), real MOD
-! and MODULO, numeric inquiry and conversion (folded by flang),
-! RANDOM_NUMBER, CPU_TIME, SYSTEM_CLOCK, DATE_AND_TIME (the device knows no
-! date: blanks and -HUGE), and SELECTED_*_KIND of values flang cannot fold
+! Numeric intrinsics, random numbers, clocks, STOP and PRINT through
+! flang's runtime in target regions (omprt's device library of flang-rt's
+! entry points): EXPONENT, FRACTION, SPACING, RRSPACING, SCALE,
+! SET_EXPONENT, NEAREST (whose edge cases raise IEEE flags through the
+! runtime), real MOD and MODULO, numeric inquiry and conversion (folded by
+! flang), RANDOM_NUMBER, RANDOM_SEED and RANDOM_INIT (a seed of 2 integers
+! on the device), CPU_TIME, SYSTEM_CLOCK, DATE_AND_TIME (the device knows
+! no date: blanks and -HUGE), SELECTED_*_KIND of values flang cannot fold
 ! (the device's kinds: no REAL(10) or REAL(16)), and IEEE_EXCEPTIONS'
 ! flags and halting modes (the GPU keeps no flags and never halts; asking
-! for a flag traps, on a path not taken here). The STOP, ERROR STOP and PRINT statements are reached only
-! with a value the program does not pass (each ends the kernel on the
-! device: STOP and ERROR STOP print their code and trap, PRINT traps naming
-! the I/O entry point). NINT is avoided: flang 22 makes it llvm.lround,
-! which the NVPTX back end cannot select.
+! for a flag traps, on a path not taken here). The STOP, ERROR STOP and
+! PRINT statements are reached only with a value the program does not
+! pass (each ends the kernel on the device: STOP and ERROR STOP print their
+! code and trap, PRINT traps naming the I/O entry point). NINT is avoided:
+! flang 22 makes it llvm.lround, which the NVPTX back end cannot select.
 module fn_work
   implicit none
 contains
@@ -52,15 +53,28 @@ contains
   subroutine randoms(n, stats)
     !$omp declare target
     integer, intent(in) :: n
-    integer, intent(out) :: stats(3)
+    integer, intent(out) :: stats(4)
     real(8), allocatable :: u(:)
+    real(8) :: first(4), again(4)
     real(4) :: one
+    integer :: seed_size, seed(2)
     allocate(u(n))
     call random_number(u)
     call random_number(one)
     stats(1) = count(u >= 0d0 .and. u < 1d0)
     stats(2) = merge(1, 0, abs(sum(u) / n - 0.5d0) < 0.05d0)
     stats(3) = merge(1, 0, one >= 0 .and. one < 1)
+    call random_seed(size=seed_size)
+    call random_seed(get=seed)
+    call random_number(first)
+    call random_seed(put=seed)
+    call random_number(again)
+    stats(4) = seed_size * 10 + merge(1, 0, all(first == again))
+    call random_init(.true., .false.)
+    call random_number(first)
+    call random_init(.true., .false.)
+    call random_number(again)
+    stats(4) = stats(4) + merge(100, 0, all(first == again))
   end subroutine
 
   subroutine clocks(n, out)
@@ -132,7 +146,7 @@ program fortran_numeric
   real(8) :: x, r(12)
   real(4) :: y
   integer(8) :: out(12), times(12), ieee
-  integer :: stats(3), i
+  integer :: stats(4), i
   x = 6.75d0
   y = 2.375
   !$omp target map(to: x, y) map(from: out, r, stats, times, ieee)
@@ -146,7 +160,7 @@ program fortran_numeric
   do i = 1, 12
     print '(a, i3, es24.15)', 'real', i, r(i)
   end do
-  print '(a, 3i6)', 'random:', stats
+  print '(a, 4i6)', 'random:', stats
   print '(a, 12i12)', 'clocks:', times
   print '(a, i2)', 'ieee:', ieee
 end program

@@ -1171,6 +1171,43 @@ pub unsafe extern "C-unwind" fn _FortranARandomNumber(harvest: VoidPtr, file: *c
     unsafe { random::random_number(desc(harvest), site(file, line)) }
 }
 
+/// `RANDOM_SEED(SIZE=)`; each seed argument is a descriptor, null or
+/// without data when absent, as for `PUT=` and `GET=`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranARandomSeedSize(size: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's optional descriptor and source position.
+    unsafe { random::seed_size(optional(size), site(file, line)) }
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranARandomSeedPut(put: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's optional descriptor and source position.
+    unsafe { random::seed_put(optional(put), site(file, line)) }
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranARandomSeedGet(get: *const c_void, file: *const c_void, line: i32) {
+    // SAFETY: flang's optional descriptor and source position.
+    unsafe { random::seed_get(optional(get), site(file, line)) }
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranARandomSeedDefaultPut() {
+    random::seed_default()
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranARandomSeed(
+    size: *const c_void,
+    put: *const c_void,
+    get: *const c_void,
+    file: *const c_void,
+    line: i32,
+) {
+    // SAFETY: flang's optional descriptors and source position.
+    unsafe { random::seed(optional(size), optional(put), optional(get), site(file, line)) }
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranARandomInit(repeatable: bool, _image_distinct: bool) {
+    random::init(repeatable)
+}
+
 // ---------------------------------------------------------------------------
 // Kind inquiry with arguments flang cannot fold (numeric.h): each argument
 // is the address of an integer of the kind beside it, null when absent.
