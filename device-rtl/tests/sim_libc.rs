@@ -1,7 +1,8 @@
 //! The C library functions a target region may call (`assert`, `abort`,
-//! `puts`, `memcmp`, `strlen`, `strcmp`, `strncmp`) and
-//! `__llvm_omp_indirect_call_lookup`, in the host simulation. The
-//! comparisons are checked against the host's own C library.
+//! `puts`, `memcmp`, `strlen`, `strcmp`, `strncmp`, libatomic's generic
+//! operations) and `__llvm_omp_indirect_call_lookup`, in the host
+//! simulation. The comparisons are checked against the host's own C
+//! library.
 
 mod common;
 
@@ -139,3 +140,91 @@ fn without_a_table_every_function_pointer_is_a_device_one() {
 }
 
 extern "C" fn a_function() {}
+
+/// A `double _Complex`: 16 bytes, aligned to 8, which no atomic
+/// instruction covers.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[repr(C)]
+struct Complex {
+    re: f64,
+    im: f64,
+}
+
+/// What clang emits for `#pragma omp atomic update` of `z += (1, 2)` on a
+/// `double _Complex`: load it, then compare-and-exchange until no other
+/// thread came between.
+fn add_atomically(z: &std::cell::UnsafeCell<Complex>) {
+    let size = std::mem::size_of::<Complex>();
+    let object = z.get().cast::<c_void>();
+    let mut expected = Complex::default();
+    unsafe { __atomic_load(size, object, (&raw mut expected).cast(), 5) };
+    loop {
+        let desired = Complex { re: expected.re + 1.0, im: expected.im + 2.0 };
+        if unsafe { __atomic_compare_exchange(size, object, (&raw mut expected).cast(), (&raw const desired).cast(), 5, 5) } {
+            break;
+        }
+        std::thread::yield_now();
+    }
+}
+
+struct Shared(std::cell::UnsafeCell<Complex>, std::cell::UnsafeCell<Complex>);
+struct Counters(std::cell::UnsafeCell<[u64; 512]>);
+// SAFETY: the tests touch the cells only through the atomic functions
+// under test, and read them after the launch.
+unsafe impl Sync for Shared {}
+unsafe impl Sync for Counters {}
+
+#[test]
+fn generic_atomics_update_a_complex_from_every_thread_without_losing_one() {
+    // Two objects 16 bytes apart: each has its own lock.
+    let shared = &Shared(Default::default(), Default::default());
+    sim::launch(4, 64, || {
+        let both: &Shared = shared;
+        add_atomically(&both.0);
+        add_atomically(&both.1);
+        add_atomically(&both.0);
+    });
+    assert_eq!(unsafe { *shared.0.get() }, Complex { re: 512.0, im: 1024.0 });
+    assert_eq!(unsafe { *shared.1.get() }, Complex { re: 256.0, im: 512.0 });
+    // A large object, whose copies take long enough that threads without
+    // the lock would overlap in them (seen: lost and torn updates).
+    let counters = &Counters(std::cell::UnsafeCell::new([0; 512]));
+    sim::launch(4, 32, || {
+        let counters: &Counters = counters;
+        let size = std::mem::size_of::<[u64; 512]>();
+        let object = counters.0.get().cast::<c_void>();
+        for _ in 0..4 {
+            let mut expected = [0u64; 512];
+            unsafe { __atomic_load(size, object, expected.as_mut_ptr().cast(), 5) };
+            loop {
+                let desired = expected.map(|c| c + 1);
+                if unsafe { __atomic_compare_exchange(size, object, expected.as_mut_ptr().cast(), desired.as_ptr().cast(), 5, 5) } {
+                    break;
+                }
+            }
+        }
+    });
+    assert!(unsafe { *counters.0.get() }.iter().all(|&c| c == 4 * 4 * 32), "every update counted in every word");
+    sim::launch(1, 1, || unsafe {
+        let both: &Shared = shared;
+        let size = std::mem::size_of::<Complex>();
+        let object = both.0.get().cast::<c_void>();
+        let value = Complex { re: -1.0, im: 0.5 };
+        __atomic_store(size, object, (&raw const value).cast(), 5);
+        let mut old = Complex::default();
+        let next = Complex { re: 3.0, im: 4.0 };
+        __atomic_exchange(size, object, (&raw const next).cast(), (&raw mut old).cast(), 5);
+        assert_eq!(old, value);
+        // A failed compare-and-exchange reports what the object holds.
+        let mut expected = value;
+        assert!(!__atomic_compare_exchange(size, object, (&raw mut expected).cast(), (&raw const value).cast(), 5, 5));
+        assert_eq!(expected, next);
+        // Equal in the first word only: no exchange either.
+        let mut expected = Complex { re: next.re, im: 99.0 };
+        assert!(!__atomic_compare_exchange(size, object, (&raw mut expected).cast(), (&raw const value).cast(), 5, 5));
+        assert_eq!(expected, next);
+        let mut read = Complex::default();
+        __atomic_load(size, object, (&raw mut read).cast(), 5);
+        assert_eq!(read, next);
+    });
+}

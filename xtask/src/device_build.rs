@@ -12,7 +12,19 @@ use std::process::Command;
 pub const EXTRA_API: &[&str] = &["__kmpc_parallel_51", "__kmpc_get_dynamic_shared", DEVICE_ENVIRONMENT];
 
 /// The C library functions the runtime defines, weak (`device-rtl/src/libc/mod.rs`).
-pub const LIBC_API: &[&str] = &["__assert_fail", "abort", "puts", "memcmp", "strlen", "strcmp", "strncmp"];
+pub const LIBC_API: &[&str] = &[
+    "__assert_fail",
+    "abort",
+    "puts",
+    "memcmp",
+    "strlen",
+    "strcmp",
+    "strncmp",
+    "__atomic_load",
+    "__atomic_store",
+    "__atomic_exchange",
+    "__atomic_compare_exchange",
+];
 
 /// Name prefixes the OpenMP API (and LLVM's extensions of it) reserve: user
 /// code calls these through `omp.h`/`ompx.h`.

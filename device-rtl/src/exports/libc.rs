@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::libc;
+use crate::libc::atomic;
 
 #[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
 pub unsafe extern "C-unwind" fn __assert_fail(expr: *const u8, file: *const u8, line: u32, function: *const u8) -> ! {
@@ -45,4 +46,56 @@ pub unsafe extern "C-unwind" fn strcmp(left: *const u8, right: *const u8) -> i32
 pub unsafe extern "C-unwind" fn strncmp(left: *const u8, right: *const u8, limit: usize) -> i32 {
     // SAFETY: C's contract: NUL-terminated or `limit` bytes long.
     unsafe { libc::compare_strings(left, right, limit) }
+}
+
+// libatomic's generic operations (`libc::atomic`): `size` bytes at the
+// object, under its lock; the memory orders are met by the lock's acquire
+// and release. The caller vouches for the memory, as libatomic's does.
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn __atomic_load(size: usize, object: *const c_void, result: *mut c_void, _order: i32) {
+    // SAFETY: `size` bytes at each, apart.
+    atomic::with_lock(object as usize, || unsafe { atomic::copy(object.cast(), result.cast(), size) })
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn __atomic_store(size: usize, object: *mut c_void, value: *const c_void, _order: i32) {
+    // SAFETY: `size` bytes at each, apart.
+    atomic::with_lock(object as usize, || unsafe { atomic::copy(value.cast(), object.cast(), size) })
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn __atomic_exchange(size: usize, object: *mut c_void, value: *const c_void, result: *mut c_void, _order: i32) {
+    atomic::with_lock(object as usize, || {
+        // SAFETY: `size` bytes at each, apart.
+        unsafe {
+            atomic::copy(object.cast(), result.cast(), size);
+            atomic::copy(value.cast(), object.cast(), size);
+        }
+    })
+}
+
+/// Replaces the object with `desired` if it equals `expected`; otherwise
+/// copies it to `expected`.
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn __atomic_compare_exchange(
+    size: usize,
+    object: *mut c_void,
+    expected: *mut c_void,
+    desired: *const c_void,
+    _success_order: i32,
+    _failure_order: i32,
+) -> bool {
+    atomic::with_lock(object as usize, || {
+        // SAFETY: `size` bytes at each, apart.
+        unsafe {
+            if atomic::equal(object.cast(), expected.cast(), size) {
+                atomic::copy(desired.cast(), object.cast(), size);
+                true
+            } else {
+                atomic::copy(object.cast(), expected.cast(), size);
+                false
+            }
+        }
+    })
 }

@@ -2,12 +2,13 @@
 //! device defines (clang 22 links no C library for nvptx; nvlink resolves
 //! only CUDA's `malloc`, `free` and `vprintf`): `__assert_fail`, `abort`,
 //! `puts`, the comparisons of `<string.h>`, and LLVM's lookup of `declare
-//! target indirect` functions ([`indirect_call`]). `memcpy` & co. are LLVM
-//! intrinsics, expanded in place. The comparisons read through raw pointers
-//! as C's do: the caller vouches for the memory.
+//! target indirect` functions ([`indirect_call`]), and libatomic's generic
+//! operations on objects no atomic instruction covers ([`atomic`]). `memcpy`
+//! & co. are LLVM intrinsics, expanded in place. The comparisons read
+//! through raw pointers as C's do: the caller vouches for the memory.
 #![allow(unsafe_code)]
 
-
+pub mod atomic;
 pub mod indirect_call;
 use crate::arch;
 
