@@ -656,6 +656,10 @@ fn stop_and_error_stop_print_their_code_and_end_the_kernel() {
     let t = text.as_ptr() as usize;
     assert_eq!(stopped(move || unsafe { _FortranAStopStatementText(t as *const c_void, 9, true, false) }).0, "Fortran ERROR STOP: bad value\n");
     assert_eq!(stopped(move || unsafe { _FortranAStopStatementText(t as *const c_void, 3, false, false) }).0, "Fortran STOP: bad\n");
+    assert_eq!(stopped(|| _FortranAExit(3)), ("Fortran EXIT: status 3\n".to_string(), "Fortran EXIT: status 3".to_string()));
+    assert_eq!(stopped(|| _FortranAExit(0)).0, "Fortran EXIT: status 0\n", "ends the kernel too");
+    assert_eq!(stopped(|| _FortranAAbort()), ("Fortran ABORT\n".to_string(), "Fortran ABORT".to_string()));
+    on_device(|| _FortranAFlush(6));
     let msg = c"NEAREST: S is zero".as_ptr() as usize;
     let (out, trap) = stopped(move || unsafe { _FortranAReportFatalUserError(msg as *const c_void, file(), 30) });
     assert_eq!(out, "fatal Fortran runtime error(file.f90:30): NEAREST: S is zero\n");

@@ -8,10 +8,11 @@
 ! no date: blanks and -HUGE), SELECTED_*_KIND of values flang cannot fold
 ! (the device's kinds: no REAL(10) or REAL(16)), and IEEE_EXCEPTIONS'
 ! flags and halting modes (the GPU keeps no flags and never halts; asking
-! for a flag traps, on a path not taken here). The STOP, ERROR STOP and
-! PRINT statements are reached only with a value the program does not
-! pass (each ends the kernel on the device: STOP and ERROR STOP print their
-! code and trap, PRINT traps naming the I/O entry point). NINT is avoided:
+! for a flag traps, on a path not taken here). The STOP, ERROR STOP,
+! PRINT, and the GNU extensions ABORT, EXIT and FLUSH are reached only with
+! a value the program does not pass (each but FLUSH ends the kernel on the
+! device: STOP, ERROR STOP, ABORT and EXIT print their code and trap,
+! PRINT traps naming the I/O entry point). NINT is avoided:
 ! flang 22 makes it llvm.lround, which the NVPTX back end cannot select.
 module fn_work
   implicit none
@@ -137,6 +138,9 @@ contains
     if (v == 999) error stop 7
     if (v == 998) stop 'unreachable'
     if (v == 997) print *, 'unreachable', v, 1.5d0
+    if (v == 995) call abort()
+    if (v == 994) call exit(2)
+    if (v == 993) call flush(6)
   end subroutine
 end module
 

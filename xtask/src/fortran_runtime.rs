@@ -23,6 +23,7 @@ pub const NOT_APPLICABLE: &[(&str, &str)] = &[
         "_FortranADateAndTime",
         "the device knows no date, time of day or zone: blank strings and `-HUGE` values, the standard's answer where none is available",
     ),
+    ("_FortranAFlush", "`CALL FLUSH(unit)` (GNU): the device has no units to flush; returns"),
     ("_FortranAfeclearexcept", "clears IEEE flags (`IEEE_SET_FLAG(flag, .FALSE.)`): the GPU has no floating-point status flags; returns"),
     ("_FortranAfedisableexcept", "`IEEE_SET_HALTING_MODE(flag, .FALSE.)`: no exception halts on the GPU; returns"),
     ("_FortranAfegetexcept", "`IEEE_GET_HALTING_MODE`: no exception halts on the GPU; returns none"),

@@ -1289,6 +1289,19 @@ pub unsafe extern "C-unwind" fn _FortranADateAndTime(
 // STOP, ERROR STOP, fatal errors (stop.h)
 
 #[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAExit(status: i32) -> ! {
+    terminator::exit(status)
+}
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAAbort() -> ! {
+    terminator::abort()
+}
+/// The GNU extension `CALL FLUSH(unit)`: the device has no units, so there
+/// is nothing to flush (flang-rt does nothing for a unit that is not open).
+#[unsafe(no_mangle)]
+pub extern "C-unwind" fn _FortranAFlush(_unit: i32) {}
+
+#[unsafe(no_mangle)]
 pub extern "C-unwind" fn _FortranAStopStatement(code: i32, is_error_stop: bool, quiet: bool) -> ! {
     terminator::stop(code, is_error_stop, quiet)
 }

@@ -185,3 +185,22 @@ pub fn stop_text(text: Addr, length: usize, error_stop: bool, quiet: bool) -> ! 
     }
     crate::arch::trap_without_message(line.finish())
 }
+
+/// The GNU extension `CALL EXIT(status)` (`_FortranAExit`): `Fortran EXIT:
+/// status <n>`, then a trap; like `STOP`, even `EXIT(0)` ends the kernel
+/// and the program with an error.
+#[cold]
+#[inline(never)]
+pub fn exit(status: i32) -> ! {
+    let mut line = Line::new();
+    line.text(b"Fortran EXIT: status ").int(status.into());
+    print_and_trap(line.finish())
+}
+
+/// The GNU extension `CALL ABORT()` (`_FortranAAbort`): `Fortran ABORT`,
+/// then a trap.
+#[cold]
+#[inline(never)]
+pub fn abort() -> ! {
+    print_and_trap(b"Fortran ABORT\0")
+}
