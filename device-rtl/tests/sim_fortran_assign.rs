@@ -573,6 +573,65 @@ fn select_rank_and_type_copy_descriptors_with_new_bounds_types_and_attributes() 
 }
 
 #[test]
+fn assumed_rank_inquiries_read_the_descriptor() {
+    on_device(|| unsafe {
+        let buf = Buf::of(&[0i32; 12]);
+        let mut d = Desc::empty();
+        let dims = [Dim { lower_bound: 0, extent: 3, byte_stride: 4 }, Dim { lower_bound: -2, extent: 4, byte_stride: 12 }];
+        d.establish(buf.ptr(), 4, type_code::INT32, attribute::POINTER, &dims, None);
+        assert_eq!(_FortranASize(d.ptr(), file(), 1), 12);
+        assert_eq!((_FortranASizeDim(d.ptr(), 1, file(), 1), _FortranASizeDim(d.ptr(), 2, file(), 1)), (3, 4));
+        assert_eq!((_FortranALboundDim(d.ptr(), 1, file(), 1), _FortranALboundDim(d.ptr(), 2, file(), 1)), (0, -2));
+        let mut shape = [-1i32; 3];
+        _FortranAShape(shape.as_mut_ptr().cast(), d.ptr(), 4, file(), 1);
+        assert_eq!(shape, [3, 4, -1], "one element per dimension");
+        let mut lower = [-1i64; 2];
+        _FortranALbound(lower.as_mut_ptr().cast(), d.ptr(), 8, file(), 1);
+        assert_eq!(lower, [0, -2]);
+        let mut upper = [-1i16; 2];
+        _FortranAUbound(upper.as_mut_ptr().cast(), d.ptr(), 2, file(), 1);
+        assert_eq!(upper, [2, 1]);
+        let mut upper1 = [-1i8; 2];
+        _FortranAUbound(upper1.as_mut_ptr().cast(), d.ptr(), 1, file(), 1);
+        assert_eq!(upper1, [2, 1]);
+        let mut lower16 = [7i128; 2];
+        _FortranALbound(lower16.as_mut_ptr().cast(), d.ptr(), 16, file(), 1);
+        assert_eq!(lower16, [0, -2]);
+        // A scalar has size 1 and no dimension; an empty array size 0.
+        let (_s, scalar) = scalar(5i32);
+        assert_eq!(_FortranASize(scalar.ptr(), file(), 1), 1);
+        let mut untouched = [-1i32; 1];
+        _FortranAShape(untouched.as_mut_ptr().cast(), scalar.ptr(), 4, file(), 1);
+        assert_eq!(untouched, [-1]);
+        let mut empty = Desc::empty();
+        empty.establish(buf.ptr(), 4, type_code::INT32, attribute::OTHER, &[Dim { lower_bound: 1, extent: 3, byte_stride: 4 }, Dim { lower_bound: 1, extent: 0, byte_stride: 12 }], None);
+        assert_eq!(_FortranASize(empty.ptr(), file(), 1), 0);
+    });
+    let dim = trap_message(|| {
+        on_device(|| unsafe {
+            let (_b, a) = array(&[1i32, 2], &[2]);
+            _FortranASizeDim(a.ptr(), 2, file(), 8);
+        })
+    });
+    assert_eq!(dim, "fatal Fortran runtime error(file.f90:8): SIZE: bad DIM=2 for ARRAY with rank=1");
+    let dim = trap_message(|| {
+        on_device(|| unsafe {
+            let (_b, a) = array(&[1i32, 2], &[2]);
+            _FortranALboundDim(a.ptr(), 0, file(), 9);
+        })
+    });
+    assert_eq!(dim, "fatal Fortran runtime error(file.f90:9): LBOUND: bad DIM=0 for ARRAY with rank=1");
+    let kind = trap_message(|| {
+        on_device(|| unsafe {
+            let (_b, a) = array(&[1i32, 2], &[2]);
+            let mut out = [0i32; 2];
+            _FortranAShape(out.as_mut_ptr().cast(), a.ptr(), 3, file(), 10);
+        })
+    });
+    assert_eq!(kind, "fatal Fortran runtime error(file.f90:10): bad KIND=3 for the result of SHAPE, LBOUND or UBOUND");
+}
+
+#[test]
 fn associated_compares_address_shape_and_strides() {
     on_device(|| unsafe {
         let buf = Buf::of(&[0i32; 12]);

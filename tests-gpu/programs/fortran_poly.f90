@@ -5,7 +5,8 @@
 ! and MOVE_ALLOC, a polymorphic pointer ALLOCATE(MOLD=), DEALLOCATE and
 ! NULLIFY, TRANSFER of a scalar, of arrays and with SIZE=, C_F_POINTER with
 ! a shape, SELECT RANK of an assumed-rank dummy (a scalar, arrays of rank 1
-! and 2, an assumed-size array). Integer results only.
+! and 2, an assumed-size array) and its SIZE, SHAPE, LBOUND and UBOUND.
+! Integer results only.
 module fp_types
   use iso_c_binding
   implicit none
@@ -49,6 +50,17 @@ contains
     end select
   end function
 
+  integer function shape_code(x)
+    !$omp declare target
+    real(8), intent(in) :: x(..)
+    integer :: s(15), l(15), u(15), r
+    r = rank(x)
+    s(1:r) = shape(x)
+    l(1:r) = lbound(x)
+    u(1:r) = ubound(x)
+    shape_code = size(x) * 1000 + size(x, r) * 100 + lbound(x, 1) * 10 + u(r) + s(1) + l(r)
+  end function
+
   integer function of_assumed_size(x)
     !$omp declare target
     real(8), intent(in) :: x(2, *)
@@ -57,7 +69,7 @@ contains
 
   subroutine work(out, n)
     !$omp declare target
-    integer, intent(out) :: out(24)
+    integer, intent(out) :: out(26)
     integer, intent(in) :: n
     class(base), allocatable :: b, m(:)
     class(base), pointer :: p
@@ -125,13 +137,15 @@ contains
     out(22) = rank_of(r) * 1000 + rank_of(q(1))
     out(23) = rank_of(reshape(r, [2, 2]))
     out(24) = of_assumed_size(r)
+    out(25) = shape_code(r)
+    out(26) = shape_code(reshape(r, [2, 2]))
   end subroutine
 end module
 
 program fortran_poly
   use fp_types
   implicit none
-  integer :: out(24), n
+  integer :: out(26), n
   n = 4
   out = 0
   !$omp target map(from: out) map(to: n)
@@ -140,4 +154,5 @@ program fortran_poly
   print '(a, 10i6)', 'types:', out(1:10)
   print '(a, 11i6)', 'molds:', out(11:21)
   print '(a, 3i6)', 'ranks:', out(22:24)
+  print '(a, 2i6)', 'shapes:', out(25:26)
 end program

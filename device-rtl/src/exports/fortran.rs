@@ -15,6 +15,7 @@ use crate::fortran::array_constructor;
 use crate::fortran::assign;
 use crate::fortran::character::{self, Chars};
 use crate::fortran::derived;
+use crate::fortran::inquiry;
 use crate::fortran::descriptor::{self, Desc};
 use crate::fortran::kinds;
 use crate::fortran::memory::{Addr, Logical};
@@ -344,6 +345,41 @@ pub unsafe extern "C-unwind" fn _FortranAPointerDeallocatePolymorphic(
 pub unsafe extern "C-unwind" fn _FortranAIsContiguous(d: *const c_void) -> bool {
     // SAFETY: flang's descriptor.
     unsafe { desc(d) }.is_contiguous()
+}
+
+// Shape inquiry of an assumed-rank array (inquiry.h).
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranASize(array: *const c_void, _file: *const c_void, _line: i32) -> i64 {
+    // SAFETY: flang's descriptor.
+    inquiry::size(unsafe { desc(array) })
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranASizeDim(array: *const c_void, dim: i32, file: *const c_void, line: i32) -> i64 {
+    // SAFETY: flang's descriptor and source position.
+    unsafe { inquiry::size_dim(desc(array), dim, site(file, line)) }
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranALboundDim(array: *const c_void, dim: i32, file: *const c_void, line: i32) -> i64 {
+    // SAFETY: flang's descriptor and source position.
+    unsafe { inquiry::lbound_dim(desc(array), dim, site(file, line)) }
+}
+/// `result` holds one INTEGER(`kind`) per dimension of `array`, as for
+/// `Lbound` and `Ubound`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAShape(result: VoidPtr, array: *const c_void, kind: i32, file: *const c_void, line: i32) {
+    // SAFETY: flang's result buffer, descriptor and source position.
+    unsafe { inquiry::store_per_dimension(Addr::from_flang(result), desc(array), inquiry::PerDimension::Extent, kind, site(file, line)) }
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranALbound(result: VoidPtr, array: *const c_void, kind: i32, file: *const c_void, line: i32) {
+    // SAFETY: flang's result buffer, descriptor and source position.
+    unsafe { inquiry::store_per_dimension(Addr::from_flang(result), desc(array), inquiry::PerDimension::Lower, kind, site(file, line)) }
+}
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAUbound(result: VoidPtr, array: *const c_void, kind: i32, file: *const c_void, line: i32) {
+    // SAFETY: flang's result buffer, descriptor and source position.
+    unsafe { inquiry::store_per_dimension(Addr::from_flang(result), desc(array), inquiry::PerDimension::Upper, kind, site(file, line)) }
 }
 
 #[unsafe(no_mangle)]

@@ -23,6 +23,7 @@ pub mod character;
 pub mod derived;
 pub mod descriptor;
 pub mod float;
+pub mod inquiry;
 pub mod kinds;
 pub mod memory;
 pub mod numeric;
