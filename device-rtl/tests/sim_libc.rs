@@ -1,8 +1,8 @@
 //! The C library functions a target region may call (`assert`, `abort`,
-//! `puts`, `memcmp`, `strlen`, `strcmp`, `strncmp`, libatomic's generic
-//! operations) and `__llvm_omp_indirect_call_lookup`, in the host
-//! simulation. The comparisons are checked against the host's own C
-//! library.
+//! `exit`, `puts`, `clock`, `<string.h>`'s comparisons, copies and
+//! searches, `strtol` and its kin, libatomic's generic operations) and
+//! `__llvm_omp_indirect_call_lookup`, in the host simulation. The string
+//! and number functions are checked against the host's own C library.
 
 mod common;
 
@@ -24,6 +24,51 @@ unsafe extern "C" {
     fn host_strncmp(l: *const c_char, r: *const c_char, n: usize) -> i32;
     #[link_name = "strlen"]
     fn host_strlen(s: *const c_char) -> usize;
+    #[link_name = "strcpy"]
+    fn host_strcpy(d: *mut c_char, s: *const c_char) -> *mut c_char;
+    #[link_name = "strncpy"]
+    fn host_strncpy(d: *mut c_char, s: *const c_char, n: usize) -> *mut c_char;
+    #[link_name = "strcat"]
+    fn host_strcat(d: *mut c_char, s: *const c_char) -> *mut c_char;
+    #[link_name = "strncat"]
+    fn host_strncat(d: *mut c_char, s: *const c_char, n: usize) -> *mut c_char;
+    #[link_name = "strchr"]
+    fn host_strchr(s: *const c_char, c: i32) -> *mut c_char;
+    #[link_name = "strrchr"]
+    fn host_strrchr(s: *const c_char, c: i32) -> *mut c_char;
+    #[link_name = "strstr"]
+    fn host_strstr(h: *const c_char, n: *const c_char) -> *mut c_char;
+    #[link_name = "memchr"]
+    fn host_memchr(s: *const c_void, c: i32, n: usize) -> *mut c_void;
+    #[link_name = "strtol"]
+    fn host_strtol(s: *const c_char, end: *mut *mut c_char, base: i32) -> i64;
+    #[link_name = "strtoul"]
+    fn host_strtoul(s: *const c_char, end: *mut *mut c_char, base: i32) -> u64;
+    #[link_name = "atoi"]
+    fn host_atoi(s: *const c_char) -> i32;
+}
+
+/// Texts a number parser may meet: digits of every base, signs, white
+/// space, `0x` prefixes, and runs long enough to overflow 64 bits.
+fn number_text() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(b" ".to_vec()),
+        Just(b"\t".to_vec()),
+        Just(b"-".to_vec()),
+        Just(b"+".to_vec()),
+        Just(b"0".to_vec()),
+        Just(b"0x".to_vec()),
+        Just(b"0X".to_vec()),
+        Just(b"7".to_vec()),
+        Just(b"9".to_vec()),
+        Just(b"f".to_vec()),
+        Just(b"z".to_vec()),
+        Just(b"G".to_vec()),
+        Just(b"18446744073709551615".to_vec()),
+        Just(b"9223372036854775808".to_vec()),
+        Just(b"!".to_vec()),
+    ];
+    proptest::collection::vec(piece, 0..6).prop_map(|v| v.concat())
 }
 
 /// Bytes from a small alphabet, NUL included, so that strings share
@@ -54,6 +99,75 @@ proptest! {
             prop_assert_eq!(strlen(lp), host_strlen(lp.cast()));
         }
     }
+
+    #[test]
+    fn copying_and_searching_agree_with_the_c_library(l in bytes(), r in bytes(), n in 0usize..14, c in prop_oneof![Just(0i32), Just(97), Just(0x80), Just(0x1ff), Just(-1)]) {
+        let (l, r) = (terminated(l), terminated(r));
+        unsafe {
+            let (lp, rp) = (l.as_ptr(), r.as_ptr());
+            // Each result as an offset into the string searched.
+            let at = |p: *const u8, base: *const u8| (!p.is_null()).then(|| p as usize - base as usize);
+            prop_assert_eq!(at(strchr(lp, c), lp), at(host_strchr(lp.cast(), c).cast(), lp));
+            prop_assert_eq!(at(strrchr(lp, c), lp), at(host_strrchr(lp.cast(), c).cast(), lp));
+            prop_assert_eq!(at(strstr(lp, rp), lp), at(host_strstr(lp.cast(), rp.cast()).cast(), lp));
+            let count = n.min(l.len());
+            prop_assert_eq!(at(memchr(lp.cast(), c, count).cast(), lp), at(host_memchr(lp.cast(), c, count).cast(), lp));
+            // Copies into buffers filled with a marker, so every byte
+            // written (or left) is compared.
+            let fresh = || { let mut b = vec![0x5au8; 40]; b[..l.len()].copy_from_slice(&l); b };
+            let (mut ours, mut theirs) = (fresh(), fresh());
+            prop_assert_eq!(strcpy(ours.as_mut_ptr(), rp), ours.as_mut_ptr());
+            host_strcpy(theirs.as_mut_ptr().cast(), rp.cast());
+            prop_assert_eq!(&ours, &theirs);
+            let (mut ours, mut theirs) = (fresh(), fresh());
+            strncpy(ours.as_mut_ptr(), rp, n);
+            host_strncpy(theirs.as_mut_ptr().cast(), rp.cast(), n);
+            prop_assert_eq!(&ours, &theirs);
+            let (mut ours, mut theirs) = (fresh(), fresh());
+            strcat(ours.as_mut_ptr(), rp);
+            host_strcat(theirs.as_mut_ptr().cast(), rp.cast());
+            prop_assert_eq!(&ours, &theirs);
+            let (mut ours, mut theirs) = (fresh(), fresh());
+            strncat(ours.as_mut_ptr(), rp, n);
+            host_strncat(theirs.as_mut_ptr().cast(), rp.cast(), n);
+            prop_assert_eq!(&ours, &theirs);
+        }
+    }
+
+    #[test]
+    fn number_conversions_agree_with_the_c_library(text in number_text(), base in prop_oneof![Just(0i32), Just(2), Just(8), Just(10), Just(16), Just(36), Just(1), Just(37)]) {
+        let s = terminated(text);
+        unsafe {
+            let p = s.as_ptr();
+            // glibc leaves the end pointer alone for a base outside 2..=36;
+            // omprt stores the string, as C asks where nothing converts.
+            let (mut ours_end, mut theirs_end) = (p.cast_mut(), p.cast_mut().cast::<c_char>());
+            let ours = strtol(p, &mut ours_end, base);
+            let theirs = host_strtol(p.cast(), &mut theirs_end, base);
+            prop_assert_eq!((ours, ours_end as usize - p as usize), (theirs, theirs_end as usize - p as usize), "strtol base {}", base);
+            let ours = strtoul(p, &mut ours_end, base);
+            let theirs = host_strtoul(p.cast(), &mut theirs_end, base);
+            prop_assert_eq!((ours, ours_end as usize - p as usize), (theirs, theirs_end as usize - p as usize), "strtoul base {}", base);
+            prop_assert_eq!(strtoll(p, std::ptr::null_mut(), base), host_strtol(p.cast(), std::ptr::null_mut(), base));
+            prop_assert_eq!(strtoull(p, std::ptr::null_mut(), base), host_strtoul(p.cast(), std::ptr::null_mut(), base));
+            prop_assert_eq!(atol(p), host_strtol(p.cast(), std::ptr::null_mut(), 10));
+            prop_assert_eq!(atoll(p), atol(p));
+            // glibc's atoi is strtol truncated to int, as ours.
+            prop_assert_eq!(atoi(p), host_atoi(p.cast()));
+        }
+    }
+}
+
+#[test]
+fn exit_traps_and_clock_counts_microseconds() {
+    assert_eq!(device_trap(|| exit(0)), "omprt: exit() called on the device");
+    assert_eq!(device_trap(|| _Exit(3)), "omprt: exit() called on the device");
+    sim::launch(1, 1, || {
+        let first = clock();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let later = clock();
+        assert!((20_000..10_000_000).contains(&(later - first)), "{first} then {later}");
+    });
 }
 
 #[test]

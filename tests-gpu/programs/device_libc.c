@@ -1,6 +1,8 @@
 // The C library a target region may call: assert (true here; a false one
-// traps), abort (not reached), memcmp, strlen, strcmp, strncmp and puts, in
-// a generic region and in every thread of a parallel one; and calls through
+// traps), abort and exit (not reached), memcmp, strlen, strcmp, strncmp and
+// puts, in a generic region and in every thread of a parallel one; strcpy,
+// strncpy, strcat, strncat, strchr, strrchr, strstr, memchr, strtol,
+// strtoul, atoi and clock in a second region; and calls through
 // host pointers to `declare target indirect` functions, which
 // __llvm_omp_indirect_call_lookup turns into device pointers (clang 22
 // leaves that call to the user).
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #pragma omp begin declare variant match(device = {kind(gpu)})
 void *__llvm_omp_indirect_call_lookup(void *host_ptr);
@@ -54,5 +57,28 @@ int main(void) {
            __llvm_omp_indirect_call_lookup(0) == 0;
   }
   printf("device_libc cmp=%d per_thread=%d calls=%d same=%d\n", cmp, per_thread, calls, same);
-  return cmp != 8 || per_thread != THREADS || calls != -19 || !same;
+
+  char text[32] = "";
+  long numbers = 0;
+  int found = 0, ticking = 0;
+  int never = cmp == 100; // false at run time, unknown to the compiler
+#pragma omp target map(tofrom : text, numbers, found, ticking) map(to : never)
+  {
+    clock_t start = clock();
+    char tail[8];
+    strcpy(text, "alpha");
+    strcat(text, "-beta");
+    strncat(text, "-gamma", 3);
+    strncpy(tail, "xyz", sizeof tail);
+    strcat(text, tail);
+    found = (int)(strchr(text, '-') - text) * 100 + (int)(strrchr(text, '-') - text) * 10 +
+            (strstr(text, "beta") == text + 6) + (memchr(text, 'z', 16) == text + 15) + (strchr(text, 'q') == 0);
+    char *end;
+    numbers = strtol("  -0x1f rest", &end, 0) * 1000 + atoi("42") + (end[1] == 'r') + (long)strtoul("777", 0, 8);
+    ticking = clock() >= start;
+    if (never)
+      exit(3);
+  }
+  printf("device_libc text=%s found=%d numbers=%ld ticking=%d\n", text, found, numbers, ticking);
+  return cmp != 8 || per_thread != THREADS || calls != -19 || !same || found != 603 || numbers != -30446 || !ticking;
 }

@@ -48,6 +48,137 @@ pub unsafe extern "C-unwind" fn strncmp(left: *const u8, right: *const u8, limit
     unsafe { libc::compare_strings(left, right, limit) }
 }
 
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub extern "C-unwind" fn exit(_status: i32) -> ! {
+    libc::exit()
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub extern "C-unwind" fn _Exit(_status: i32) -> ! {
+    libc::exit()
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub extern "C-unwind" fn clock() -> i64 {
+    libc::clock()
+}
+
+// <string.h>'s copying and searching (`libc::string`), under C's contract
+// for each: NUL-terminated strings, room for what is written.
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strcpy(dest: *mut u8, src: *const u8) -> *mut u8 {
+    // SAFETY: C's contract.
+    unsafe { libc::string::copy(dest, src) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strncpy(dest: *mut u8, src: *const u8, n: usize) -> *mut u8 {
+    // SAFETY: C's contract.
+    unsafe { libc::string::copy_n(dest, src, n) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strcat(dest: *mut u8, src: *const u8) -> *mut u8 {
+    // SAFETY: C's contract.
+    unsafe { libc::string::append(dest, src) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strncat(dest: *mut u8, src: *const u8, n: usize) -> *mut u8 {
+    // SAFETY: C's contract.
+    unsafe { libc::string::append_n(dest, src, n) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strchr(s: *const u8, c: i32) -> *mut u8 {
+    // SAFETY: C's contract.
+    unsafe { libc::string::find(s, c) }.cast_mut()
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strrchr(s: *const u8, c: i32) -> *mut u8 {
+    // SAFETY: C's contract.
+    unsafe { libc::string::find_last(s, c) }.cast_mut()
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strstr(haystack: *const u8, needle: *const u8) -> *mut u8 {
+    // SAFETY: C's contract.
+    unsafe { libc::string::find_string(haystack, needle) }.cast_mut()
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn memchr(s: *const c_void, c: i32, n: usize) -> *mut c_void {
+    // SAFETY: C's contract.
+    unsafe { libc::string::find_in(s.cast(), c, n) }.cast_mut().cast()
+}
+
+// <stdlib.h>'s conversions of strings to integers (`libc::number`); `long`
+// is 64 bits on the device, as on the host.
+
+/// Stores where the number ended (the string itself when there was none).
+///
+/// # Safety
+/// `end` is null or writable; `s` is the string parsed.
+unsafe fn set_end(end: *mut *mut u8, s: *const u8, consumed: usize) {
+    if !end.is_null() {
+        // SAFETY: forwarded from the caller; `consumed` bytes of `s` exist.
+        unsafe { *end = s.add(consumed).cast_mut() };
+    }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strtol(s: *const u8, end: *mut *mut u8, base: i32) -> i64 {
+    // SAFETY: C's contract: a NUL-terminated string, `end` null or writable.
+    unsafe {
+        let p = libc::number::parse(s, base);
+        set_end(end, s, p.consumed);
+        libc::number::signed(p)
+    }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strtoll(s: *const u8, end: *mut *mut u8, base: i32) -> i64 {
+    // SAFETY: C's contract.
+    unsafe { strtol(s, end, base) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strtoul(s: *const u8, end: *mut *mut u8, base: i32) -> u64 {
+    // SAFETY: C's contract: a NUL-terminated string, `end` null or writable.
+    unsafe {
+        let p = libc::number::parse(s, base);
+        set_end(end, s, p.consumed);
+        libc::number::unsigned(p)
+    }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn strtoull(s: *const u8, end: *mut *mut u8, base: i32) -> u64 {
+    // SAFETY: C's contract.
+    unsafe { strtoul(s, end, base) }
+}
+
+/// `atoi`: `strtol` in base 10, truncated to `int`.
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn atoi(s: *const u8) -> i32 {
+    // SAFETY: C's contract: a NUL-terminated string.
+    unsafe { libc::number::signed(libc::number::parse(s, 10)) as i32 }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn atol(s: *const u8) -> i64 {
+    // SAFETY: C's contract: a NUL-terminated string.
+    unsafe { libc::number::signed(libc::number::parse(s, 10)) }
+}
+
+#[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
+pub unsafe extern "C-unwind" fn atoll(s: *const u8) -> i64 {
+    // SAFETY: C's contract: a NUL-terminated string.
+    unsafe { atol(s) }
+}
+
 // libatomic's generic operations (`libc::atomic`): `size` bytes at the
 // object, under its lock; the memory orders are met by the lock's acquire
 // and release. The caller vouches for the memory, as libatomic's does.

@@ -1,7 +1,9 @@
 //! The C library functions a target region calls that nothing else on the
 //! device defines (clang 22 links no C library for nvptx; nvlink resolves
 //! only CUDA's `malloc`, `free` and `vprintf`): `__assert_fail`, `abort`,
-//! `puts`, the comparisons of `<string.h>`, and LLVM's lookup of `declare
+//! `exit`, `puts`, `clock`, the comparisons of `<string.h>`, its copying
+//! and searching functions ([`string`]), `<stdlib.h>`'s conversions of
+//! strings to integers ([`number`]), and LLVM's lookup of `declare
 //! target indirect` functions ([`indirect_call`]), and libatomic's generic
 //! operations on objects no atomic instruction covers ([`atomic`]). `memcpy`
 //! & co. are LLVM intrinsics, expanded in place. The comparisons read
@@ -10,6 +12,8 @@
 
 pub mod atomic;
 pub mod indirect_call;
+pub mod number;
+pub mod string;
 use crate::arch;
 
 /// `memcmp`: the sign of the first differing byte pair, compared unsigned.
@@ -85,4 +89,19 @@ pub unsafe fn fail_assertion(expr: *const u8, file: *const u8, line: u32, functi
 /// region: its kernel's registers and shared memory double).
 pub fn abort() -> ! {
     arch::trap_with_message(b"omprt: abort() called on the device\n\0")
+}
+
+/// `exit` and `_Exit`: a trap with a message, since a GPU thread cannot end
+/// its process; the status is not printed, for the reason [`abort`] gives.
+/// Inlined: a call left in a kernel costs it the registers of a call.
+#[inline(always)]
+pub fn exit() -> ! {
+    arch::trap_with_message(b"omprt: exit() called on the device\n\0")
+}
+
+/// `clock`: microseconds (glibc's `CLOCKS_PER_SEC` is 10^6) of the GPU's
+/// global timer, the clock `omp_get_wtime` reads; a GPU thread has no
+/// processor time of its own.
+pub fn clock() -> i64 {
+    (arch::global_timer_ns() / 1000) as i64
 }
