@@ -282,21 +282,24 @@ fn every_omp_h_routine_is_defined_with_clangs_type_or_host_only() {
     assert!(wrong.is_empty(), "omp.h routines omprt lacks or types differently:\n{}", wrong.join("\n"));
 }
 
-/// The C library functions device_libc.c calls in its target region
-/// (`assert`'s `__assert_fail`, `abort`, `puts`, `memcmp`, `strlen`,
-/// `strcmp`, `strncmp`) and `__llvm_omp_indirect_call_lookup` are defined
-/// by omprt with the types clang declares them with. A missing one fails
-/// the device link ("Undefined reference to '__assert_fail'").
+/// The C library functions device_libc.c and atomic_complex.c call in
+/// their target regions (every one of `device_build::LIBC_API`: `assert`'s
+/// `__assert_fail`, `<string.h>`'s, `strtol`'s kin, libatomic's, ...) and
+/// `__llvm_omp_indirect_call_lookup` are defined by omprt with the types
+/// clang declares them with. A missing one fails the device link
+/// ("Undefined reference to '__assert_fail'").
 #[test]
 fn the_c_library_functions_a_target_region_calls_are_defined_with_clangs_types() {
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs/device_libc.c");
+    let programs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
     let out = corpus::Options::default().out.join("api");
     std::fs::create_dir_all(&out).unwrap();
     let wanted: Vec<&str> = device_build::LIBC_API.iter().copied().chain(["__llvm_omp_indirect_call_lookup"]).collect();
-    let declared = corpus::device_declarations(&src, "-O0", &out).unwrap_or_else(|e| panic!("{e}"));
-    let called: std::collections::BTreeMap<String, abi_table::LlvmFnType> =
-        declared.into_iter().filter(|(n, _)| wanted.contains(&n.as_str())).collect();
-    assert_eq!(called.len(), wanted.len(), "device_libc.c no longer calls each of {wanted:?}: {:?}", called.keys());
+    let mut called = std::collections::BTreeMap::<String, abi_table::LlvmFnType>::new();
+    for program in ["device_libc.c", "atomic_complex.c"] {
+        let declared = corpus::device_declarations(&programs.join(program), "-O0", &out).unwrap_or_else(|e| panic!("{e}"));
+        called.extend(declared.into_iter().filter(|(n, _)| wanted.contains(&n.as_str())));
+    }
+    assert_eq!(called.len(), wanted.len(), "the programs no longer call each of {wanted:?}: {:?}", called.keys());
     let wrong = abi_table::declaration_mismatches(&called, &abi_table::parse_ll_definitions(&runtime_ir()));
     assert!(wrong.is_empty(), "C library functions omprt lacks or types differently:\n{}", wrong.join("\n"));
 }
