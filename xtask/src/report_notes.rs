@@ -30,11 +30,13 @@ pub const COST_NOTES: &[CostNote] = &[CostNote {
     kernel: "empty_spmd l23",
     what: "registers",
     why: "An empty `target teams distribute parallel for`, whose code is all the runtime's: the kernel \
-          start, the distribute loop and a parallel region per chunk. The chunk loop keeps the chunk's \
-          bounds, the stride and the block size across the region's barriers, and the region reads the \
-          kernel's mode from the team state. Not investigated further: with any loop body (stream.c's \
-          copy, sched.c's loops) omprt's \
-          kernel needs fewer registers than LLVM 19's.",
+          start, the distribute loop and a parallel region per chunk. launch.c also has a generic-mode \
+          kernel, and `__kmpc_target_init`, called by both kernels when openmp-opt runs (before the \
+          inliner), stores each kernel's mode in the team state: openmp-opt cannot fold the mode the \
+          region reads in every chunk. The same kernel alone in a file takes 9 registers (the mode \
+          folds), and 6 with `-foffload-lto`, whose link runs openmp-opt again after inlining. With \
+          any loop body (stream.c's copy, sched.c's loops) omprt's kernel needs fewer registers than \
+          LLVM 19's.",
 }];
 
 pub const REMARK_NOTES: &[RemarkNote] = &[RemarkNote {
