@@ -117,25 +117,26 @@ pub unsafe extern "C-unwind" fn memchr(s: *const c_void, c: i32, n: usize) -> *m
 // <stdlib.h>'s conversions of strings to integers (`libc::number`); `long`
 // is 64 bits on the device, as on the host.
 
-/// Stores where the number ended (the string itself when there was none).
+/// Parses `s` in `base` and stores where the number ended in `end` (the
+/// string itself when there was none), as `strtol` and `strtoul` do.
 ///
 /// # Safety
-/// `end` is null or writable; `s` is the string parsed.
-unsafe fn set_end(end: *mut *mut u8, s: *const u8, consumed: usize) {
-    if !end.is_null() {
-        // SAFETY: forwarded from the caller; `consumed` bytes of `s` exist.
-        unsafe { *end = s.add(consumed).cast_mut() };
+/// `s` is NUL-terminated; `end` is null or writable.
+unsafe fn parse_to_end(s: *const u8, end: *mut *mut u8, base: i32) -> libc::number::Parsed {
+    // SAFETY: forwarded from the caller; `consumed` bytes of `s` exist.
+    unsafe {
+        let p = libc::number::parse(s, base);
+        if !end.is_null() {
+            *end = s.add(p.consumed).cast_mut();
+        }
+        p
     }
 }
 
 #[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
 pub unsafe extern "C-unwind" fn strtol(s: *const u8, end: *mut *mut u8, base: i32) -> i64 {
     // SAFETY: C's contract: a NUL-terminated string, `end` null or writable.
-    unsafe {
-        let p = libc::number::parse(s, base);
-        set_end(end, s, p.consumed);
-        libc::number::signed(p)
-    }
+    libc::number::signed(unsafe { parse_to_end(s, end, base) })
 }
 
 #[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
@@ -147,11 +148,7 @@ pub unsafe extern "C-unwind" fn strtoll(s: *const u8, end: *mut *mut u8, base: i
 #[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
 pub unsafe extern "C-unwind" fn strtoul(s: *const u8, end: *mut *mut u8, base: i32) -> u64 {
     // SAFETY: C's contract: a NUL-terminated string, `end` null or writable.
-    unsafe {
-        let p = libc::number::parse(s, base);
-        set_end(end, s, p.consumed);
-        libc::number::unsigned(p)
-    }
+    libc::number::unsigned(unsafe { parse_to_end(s, end, base) })
 }
 
 #[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
@@ -160,11 +157,11 @@ pub unsafe extern "C-unwind" fn strtoull(s: *const u8, end: *mut *mut u8, base: 
     unsafe { strtoul(s, end, base) }
 }
 
-/// `atoi`: `strtol` in base 10, truncated to `int`.
+/// `atoi`: `atol`, truncated to `int`.
 #[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
 pub unsafe extern "C-unwind" fn atoi(s: *const u8) -> i32 {
     // SAFETY: C's contract: a NUL-terminated string.
-    unsafe { libc::number::signed(libc::number::parse(s, 10)) as i32 }
+    unsafe { atol(s) as i32 }
 }
 
 #[cfg_attr(target_arch = "nvptx64", unsafe(no_mangle), linkage = "weak")]
