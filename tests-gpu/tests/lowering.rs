@@ -67,8 +67,8 @@ fn corpus_links_passes_ptxas_and_finds_every_entry_point_with_its_exact_type() {
 /// without a wrapper.
 /// The Fortran corpus programs that call flang-rt's entry points (the
 /// others use OpenMP alone).
-const FORTRAN_RUNTIME_PROGRAMS: [&str; 7] =
-    ["fortran_assign", "fortran_reduce", "fortran_strings", "fortran_numeric", "fortran_complex", "fortran_math", "fortran_poly"];
+const FORTRAN_RUNTIME_PROGRAMS: [&str; 8] =
+    ["fortran_assign", "fortran_reduce", "fortran_strings", "fortran_numeric", "fortran_complex", "fortran_math", "fortran_poly", "fortran_print"];
 
 #[test]
 fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_type() {

@@ -36,14 +36,26 @@ pub const TRAPS: &[(&str, &str)] = &[
     ("_FortranAfetestexcept", "`IEEE_GET_FLAG`: the GPU keeps no floating-point exception flags"),
 ];
 
+/// The I/O entry points of list-directed output, which the device carries
+/// out (`PRINT *`, `WRITE(*,*)`, `WRITE(string,*)`).
+pub const LIST_OUTPUT: &[&str] = &[
+    "_FortranAioBeginExternalListOutput",
+    "_FortranAioBeginInternalListOutput",
+    "_FortranAioEnableHandlers",
+    "_FortranAioEndIoStatement",
+    "_FortranAioGetIoMsg",
+];
+
 /// What the runtime does for `name`.
 pub fn status(name: &str) -> String {
-    // Every I/O entry point traps naming itself (the device has no I/O):
-    // a statement's first call, so the others are never reached.
-    if name.starts_with("_FortranAioBegin") {
-        "traps: I/O: `PRINT`, `WRITE` or `READ` (also of a character variable) in a target region; the statement's first call traps".to_string()
+    // List-directed output works; every other I/O statement traps naming
+    // itself at its first call, so its other calls are never reached.
+    if LIST_OUTPUT.contains(&name) || name.starts_with("_FortranAioOutput") {
+        "implemented".to_string()
+    } else if name.starts_with("_FortranAioBegin") {
+        "traps: formatted output and input (`READ`, also from a character variable) in a target region; the statement's first call traps".to_string()
     } else if name.starts_with("_FortranAio") {
-        "traps: I/O, never reached (the statement's first call traps)".to_string()
+        "traps: input, never reached (the statement's first call traps)".to_string()
     } else if let Some((_, why)) = TRAPS.iter().find(|(n, _)| *n == name) {
         format!("traps: {why}")
     } else if let Some((_, why)) = NOT_APPLICABLE.iter().find(|(n, _)| *n == name) {

@@ -17,8 +17,10 @@ use crate::fortran::character::{self, Chars};
 use crate::fortran::derived;
 use crate::fortran::inquiry;
 use crate::fortran::descriptor::{self, Desc};
+use crate::fortran::decimal::Format;
 use crate::fortran::kinds;
-use crate::fortran::memory::{Addr, Logical};
+use crate::fortran::list_output;
+use crate::fortran::memory::{self, Addr, Logical};
 use crate::fortran::numeric;
 use crate::fortran::random;
 use crate::fortran::reduction::{
@@ -1358,18 +1360,138 @@ pub unsafe extern "C-unwind" fn _FortranAReportFatalUserError(message: *const c_
 }
 
 // ---------------------------------------------------------------------------
-// I/O (io-api.h): the device has no I/O. Every statement's first call traps
-// naming itself (`PRINT`, `WRITE`, `READ`, internal `WRITE`/`READ` of a
-// character variable), so a program with I/O on a path a kernel never takes
-// links and runs; the item, handler and end calls, never reached then, are
-// defined for the link and trap the same way.
+// I/O (io-api.h): list-directed output (`PRINT *`, `WRITE(*,*)`,
+// `WRITE(string,*)`) works (`fortran::list_output`). Every other statement's
+// first call traps naming itself (formatted output, `READ`), so a program
+// with such I/O on a path a kernel never takes links and runs; their item
+// calls, never reached then, are defined for the link and trap the same way.
 
-/// The reasons a statement of I/O traps with.
+/// The statement behind a cookie.
+///
+/// # Safety
+/// `cookie` is what `_FortranAioBeginExternalListOutput` or
+/// `_FortranAioBeginInternalListOutput` returned, and the statement has not
+/// ended (flang passes each statement's cookie to its items and its end).
+#[inline(always)]
+unsafe fn statement<'a>(cookie: VoidPtr) -> &'a mut list_output::Statement {
+    // SAFETY: forwarded from the caller; a block of `memory::boxed`.
+    unsafe { memory::boxed_mut(Addr::from_flang(cookie)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioBeginExternalListOutput(unit: i32, file: *const c_void, line: i32) -> VoidPtr {
+    // SAFETY: flang's source position.
+    list_output::begin_external(unit, unsafe { site(file, line) }).as_ptr()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioBeginInternalListOutput(
+    string: VoidPtr,
+    length: usize,
+    _scratch: VoidPtr,
+    _scratch_bytes: usize,
+    file: *const c_void,
+    line: i32,
+) -> VoidPtr {
+    // SAFETY: flang's character variable of `length` bytes, its position.
+    let (string, s) = unsafe { (Addr::from_flang(string), site(file, line)) };
+    list_output::begin_internal(string, length, s).as_ptr()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputAscii(cookie: VoidPtr, chars: *const c_void, length: usize) -> bool {
+    // SAFETY: a live statement's cookie; flang's `length` characters.
+    unsafe { list_output::character(statement(cookie), Addr::from_flang(chars), length) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputInteger8(cookie: VoidPtr, n: i8) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::integer(unsafe { statement(cookie) }, n.into())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputInteger16(cookie: VoidPtr, n: i16) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::integer(unsafe { statement(cookie) }, n.into())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputInteger32(cookie: VoidPtr, n: i32) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::integer(unsafe { statement(cookie) }, n.into())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputInteger64(cookie: VoidPtr, n: i64) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::integer(unsafe { statement(cookie) }, n.into())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputReal32(cookie: VoidPtr, x: f32) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::real(unsafe { statement(cookie) }, x.to_bits().into(), Format::Single)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputReal64(cookie: VoidPtr, x: f64) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::real(unsafe { statement(cookie) }, x.to_bits(), Format::Double)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputComplex32(cookie: VoidPtr, re: f32, im: f32) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::complex(unsafe { statement(cookie) }, re.to_bits().into(), im.to_bits().into(), Format::Single)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputComplex64(cookie: VoidPtr, re: f64, im: f64) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::complex(unsafe { statement(cookie) }, re.to_bits(), im.to_bits(), Format::Double)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputLogical(cookie: VoidPtr, truth: bool) -> bool {
+    // SAFETY: a live statement's cookie.
+    list_output::logical(unsafe { statement(cookie) }, truth)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputDescriptor(cookie: VoidPtr, item: *const c_void) -> bool {
+    // SAFETY: a live statement's cookie; flang's descriptor of the item.
+    unsafe { list_output::descriptor(statement(cookie), desc(item)) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioEnableHandlers(cookie: VoidPtr, iostat: bool, err: bool, _end: bool, _eor: bool, _iomsg: bool) {
+    // SAFETY: a live statement's cookie.
+    list_output::enable_handlers(unsafe { statement(cookie) }, iostat, err)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioGetIoMsg(cookie: VoidPtr, message: VoidPtr, length: usize) {
+    // SAFETY: a live statement's cookie; flang's variable of `length` bytes.
+    unsafe { list_output::get_io_msg(statement(cookie), Addr::from_flang(message), length) }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioEndIoStatement(cookie: VoidPtr) -> i32 {
+    // SAFETY: a live statement's cookie, used for the last time here.
+    unsafe {
+        let status = list_output::end(statement(cookie));
+        memory::unbox::<list_output::Statement>(Addr::from_flang(cookie));
+        status
+    }
+}
+
+/// The reasons the other statements of I/O trap with.
 const NO_IO: &[u8] = b"I/O in a target region (no device I/O)";
-const NO_OUTPUT: &[u8] = b"PRINT/WRITE in a target region (no device I/O)";
-const NO_INPUT: &[u8] = b"READ in a target region (no device I/O)";
-const NO_INTERNAL_OUTPUT: &[u8] = b"WRITE to a character variable in a target region (no device I/O)";
-const NO_INTERNAL_INPUT: &[u8] = b"READ from a character variable in a target region (no device I/O)";
+const NO_OUTPUT: &[u8] = b"formatted PRINT/WRITE in a target region (the device has list-directed output only)";
+const NO_INPUT: &[u8] = b"READ in a target region (no device input)";
+const NO_INTERNAL_OUTPUT: &[u8] = b"formatted WRITE to a character variable in a target region (the device has list-directed output only)";
+const NO_INTERNAL_INPUT: &[u8] = b"READ from a character variable in a target region (no device input)";
 
 /// One trapping entry point per line: `name(parameter types) -> result: reason;`.
 macro_rules! io_traps {
@@ -1382,25 +1504,12 @@ macro_rules! io_traps {
 }
 
 io_traps! {
-    _FortranAioBeginExternalListOutput(i32, *const c_void, i32) -> VoidPtr: NO_OUTPUT;
     _FortranAioBeginExternalFormattedOutput(*const c_void, i64, *const c_void, i32, *const c_void, i32) -> VoidPtr: NO_OUTPUT;
     _FortranAioBeginExternalListInput(i32, *const c_void, i32) -> VoidPtr: NO_INPUT;
     _FortranAioBeginExternalFormattedInput(*const c_void, i64, *const c_void, i32, *const c_void, i32) -> VoidPtr: NO_INPUT;
-    _FortranAioBeginInternalListOutput(VoidPtr, i64, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_OUTPUT;
     _FortranAioBeginInternalFormattedOutput(VoidPtr, i64, *const c_void, i64, *const c_void, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_OUTPUT;
     _FortranAioBeginInternalListInput(*const c_void, i64, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_INPUT;
     _FortranAioBeginInternalFormattedInput(*const c_void, i64, *const c_void, i64, *const c_void, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_INPUT;
-    _FortranAioOutputAscii(VoidPtr, *const c_void, i64) -> bool: NO_OUTPUT;
-    _FortranAioOutputInteger8(VoidPtr, i8) -> bool: NO_OUTPUT;
-    _FortranAioOutputInteger16(VoidPtr, i16) -> bool: NO_OUTPUT;
-    _FortranAioOutputInteger32(VoidPtr, i32) -> bool: NO_OUTPUT;
-    _FortranAioOutputInteger64(VoidPtr, i64) -> bool: NO_OUTPUT;
-    _FortranAioOutputReal32(VoidPtr, f32) -> bool: NO_OUTPUT;
-    _FortranAioOutputReal64(VoidPtr, f64) -> bool: NO_OUTPUT;
-    _FortranAioOutputComplex32(VoidPtr, f32, f32) -> bool: NO_OUTPUT;
-    _FortranAioOutputComplex64(VoidPtr, f64, f64) -> bool: NO_OUTPUT;
-    _FortranAioOutputLogical(VoidPtr, bool) -> bool: NO_OUTPUT;
-    _FortranAioOutputDescriptor(VoidPtr, *const c_void) -> bool: NO_OUTPUT;
     _FortranAioInputAscii(VoidPtr, VoidPtr, i64) -> bool: NO_INPUT;
     _FortranAioInputInteger(VoidPtr, VoidPtr, i32) -> bool: NO_INPUT;
     _FortranAioInputReal32(VoidPtr, VoidPtr) -> bool: NO_INPUT;
@@ -1409,8 +1518,5 @@ io_traps! {
     _FortranAioInputComplex64(VoidPtr, VoidPtr) -> bool: NO_INPUT;
     _FortranAioInputLogical(VoidPtr, VoidPtr) -> bool: NO_INPUT;
     _FortranAioInputDescriptor(VoidPtr, *const c_void) -> bool: NO_INPUT;
-    _FortranAioEnableHandlers(VoidPtr, bool, bool, bool, bool, bool): NO_IO;
     _FortranAioSetAdvance(VoidPtr, *const c_void, i64) -> bool: NO_IO;
-    _FortranAioGetIoMsg(VoidPtr, VoidPtr, i64): NO_IO;
-    _FortranAioEndIoStatement(VoidPtr) -> i32: NO_IO;
 }

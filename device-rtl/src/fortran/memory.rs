@@ -174,6 +174,39 @@ pub fn deallocate(addr: Addr) {
     unsafe { crate::arch::free(addr.0) }
 }
 
+/// Moves `value` into a new block of the device heap: state of the
+/// runtime's own that outlives one call (an I/O statement, from its first
+/// call to its last, behind the cookie flang passes back). `None` when the
+/// heap is exhausted.
+pub fn boxed<T>(value: T) -> Option<Addr> {
+    let at = allocate(core::mem::size_of::<T>());
+    if at.is_null() {
+        return None;
+    }
+    // SAFETY: a fresh heap block of `T`'s size, 16-byte aligned (CUDA's
+    // `malloc`, the host's in the simulation), which `T`'s alignment divides.
+    unsafe { at.0.cast::<T>().write(value) };
+    Some(at)
+}
+
+/// The value [`boxed`] put at `at`.
+///
+/// # Safety
+/// `at` is what [`boxed`] returned for a `T`, not yet given to [`unbox`],
+/// and no other reference to the value is live.
+pub unsafe fn boxed_mut<'a, T>(at: Addr) -> &'a mut T {
+    // SAFETY: forwarded from the caller.
+    unsafe { &mut *at.0.cast::<T>() }
+}
+
+/// Gives back the block of [`boxed`] at `at` (`T` has no destructor to run).
+///
+/// # Safety
+/// As for [`boxed_mut`]; the value is not used afterwards.
+pub unsafe fn unbox<T: Copy>(at: Addr) {
+    deallocate(at)
+}
+
 /// A Fortran procedure of one pointer argument, as the runtime calls it. In
 /// the host simulation a test's procedure may trap, a panic that unwinds.
 #[cfg(target_arch = "nvptx64")]

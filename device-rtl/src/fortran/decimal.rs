@@ -1,0 +1,318 @@
+//! Binary to decimal for list-directed output: the decimal digits flang-rt
+//! prints for a `REAL(4)` or `REAL(8)` value, computed exactly with big
+//! integers.
+//!
+//! flang-rt prints the fewest digits that read back as the same value, and
+//! where several such strings exist it picks its own, not always the one
+//! nearest the value (`3.4028234E+38` for `HUGE(1.0)`, where the nearest
+//! eight digits are `3.4028235`). Its rule, which [`shortest`] follows:
+//! take `hi`, just below the midpoint between the value and the next
+//! larger magnitude, and `lo`, the midpoint with the next smaller
+//! magnitude; at the first decimal
+//! digit where `hi` and `lo` differ, keep `hi`'s digits before it and end
+//! with `hi`'s digit less half the difference of the two digits (rounded
+//! down). flang-rt takes the largest finite value itself for its `hi`;
+//! the midpoint with the power of two above gives the same digits for
+//! `HUGE` of both kinds, which the sim tests check. They compare thousands
+//! of values with flang's host output.
+//!
+//! The numbers live in a [`Scratch`] the caller provides (the I/O
+//! statement's heap block), so the conversion keeps a small stack frame.
+
+/// 32-bit limbs of the largest number the conversion forms: a `REAL(8)`
+/// denormal's 55-bit significand times 10^324, times 10 (1136 bits).
+const LIMBS: usize = 37;
+
+/// An unsigned integer of up to `LIMBS` limbs, least significant first.
+#[derive(Clone, Copy)]
+pub struct Big {
+    limb: [u32; LIMBS],
+    len: usize,
+}
+
+impl Big {
+    const ZERO: Big = Big { limb: [0; LIMBS], len: 0 };
+
+    fn set(&mut self, mut v: u64) {
+        self.len = 0;
+        while v != 0 {
+            self.limb[self.len] = v as u32;
+            self.len += 1;
+            v >>= 32;
+        }
+    }
+
+    fn mul_small(&mut self, m: u32) {
+        let mut carry = 0u64;
+        for limb in &mut self.limb[..self.len] {
+            let v = *limb as u64 * m as u64 + carry;
+            *limb = v as u32;
+            carry = v >> 32;
+        }
+        if carry != 0 {
+            self.limb[self.len] = carry as u32;
+            self.len += 1;
+        }
+    }
+
+    fn mul_pow10(&mut self, mut n: u32) {
+        while n >= 9 {
+            self.mul_small(1_000_000_000);
+            n -= 9;
+        }
+        if n > 0 {
+            self.mul_small(10u32.pow(n));
+        }
+    }
+
+    fn shl(&mut self, bits: u32) {
+        let (words, bits) = ((bits / 32) as usize, bits % 32);
+        if self.len == 0 {
+            return;
+        }
+        let mut j = self.len + words + 1;
+        self.limb[self.len] = 0;
+        while j > words {
+            j -= 1;
+            let from = j - words;
+            let high = (self.limb[from] as u64) << bits;
+            let low = if bits != 0 && from > 0 { self.limb[from - 1] >> (32 - bits) } else { 0 };
+            self.limb[j] = high as u32 | low;
+        }
+        self.limb[..words].fill(0);
+        self.len += words + 1;
+        self.trim();
+    }
+
+    fn trim(&mut self) {
+        while self.len > 0 && self.limb[self.len - 1] == 0 {
+            self.len -= 1;
+        }
+    }
+
+    fn cmp(&self, other: &Big) -> core::cmp::Ordering {
+        if self.len != other.len {
+            return self.len.cmp(&other.len);
+        }
+        for j in (0..self.len).rev() {
+            if self.limb[j] != other.limb[j] {
+                return self.limb[j].cmp(&other.limb[j]);
+            }
+        }
+        core::cmp::Ordering::Equal
+    }
+
+    /// `self -= other`; `other <= self`.
+    fn sub(&mut self, other: &Big) {
+        let mut borrow = 0i64;
+        for j in 0..self.len {
+            let v = self.limb[j] as i64 - if j < other.len { other.limb[j] as i64 } else { 0 } - borrow;
+            borrow = (v < 0) as i64;
+            self.limb[j] = v as u32;
+        }
+        self.trim();
+    }
+}
+
+/// Room for the conversion's three numbers.
+#[derive(Clone, Copy)]
+pub struct Scratch {
+    denominator: Big,
+    high: Big,
+    low: Big,
+}
+
+impl Scratch {
+    pub const fn new() -> Scratch {
+        Scratch { denominator: Big::ZERO, high: Big::ZERO, low: Big::ZERO }
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch::new()
+    }
+}
+
+/// A binary floating-point format of the device.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// `REAL(4)`.
+    Single,
+    /// `REAL(8)`.
+    Double,
+}
+
+impl Format {
+    /// Significand bits, the implicit one included.
+    const fn precision(self) -> u32 {
+        match self {
+            Format::Single => 24,
+            Format::Double => 53,
+        }
+    }
+
+    const fn exponent_bits(self) -> u32 {
+        match self {
+            Format::Single => 8,
+            Format::Double => 11,
+        }
+    }
+
+    /// The largest decimal exponent list-directed output prints without an
+    /// exponent field (flang-rt: the larger of 6 and the decimal precision).
+    pub const fn list_f_limit(self) -> i32 {
+        match self {
+            Format::Single => 6,
+            Format::Double => 15,
+        }
+    }
+}
+
+/// A finite, nonzero magnitude: `significand * 2^exponent`, with half the
+/// distance to the next smaller magnitude (or to zero) in units of
+/// `2^(exponent - 2)`, in which the midpoints are integers. The next
+/// larger magnitude is always `2^exponent` further: 2 units to its midpoint.
+#[derive(Clone, Copy, Debug)]
+struct Magnitude {
+    significand: u64,
+    exponent: i32,
+    half_down: u64,
+}
+
+impl Magnitude {
+    fn of(bits: u64, format: Format) -> Magnitude {
+        let p = format.precision();
+        let fraction = bits & ((1u64 << (p - 1)) - 1);
+        let biased = (bits >> (p - 1)) & ((1u64 << format.exponent_bits()) - 1);
+        let bias = (1i32 << (format.exponent_bits() - 1)) - 1;
+        let (significand, exponent) = if biased == 0 {
+            (fraction, 1 - bias - (p as i32 - 1))
+        } else {
+            (fraction | 1u64 << (p - 1), biased as i32 - bias - (p as i32 - 1))
+        };
+        // At a power of two above the smallest normal binade, the next
+        // smaller magnitude is half as far.
+        let narrower_below = fraction == 0 && biased > 1;
+        Magnitude { significand, exponent, half_down: if narrower_below { 1 } else { 2 } }
+    }
+}
+
+/// `n * 2^exponent` as the fraction `numerator / denominator`, each scaled
+/// by 10^k so that the fraction is the value over 10^k.
+fn scaled(out: &mut Big, n: u64, exponent: i32, k: i32) {
+    out.set(n);
+    if exponent > 0 {
+        out.shl(exponent as u32);
+    }
+    if k < 0 {
+        out.mul_pow10((-k) as u32);
+    }
+}
+
+fn scaled_denominator(out: &mut Big, exponent: i32, k: i32) {
+    out.set(1);
+    if exponent < 0 {
+        out.shl((-exponent) as u32);
+    }
+    if k > 0 {
+        out.mul_pow10(k as u32);
+    }
+}
+
+/// The smallest `k` with `n * 2^exponent <= 10^k`, where `inclusive`;
+/// with `<` otherwise. `s.high` and `s.denominator` are left scaled by it.
+fn decimal_exponent(s: &mut Scratch, n: u64, exponent: i32, inclusive: bool) -> i32 {
+    let bits = 64 - n.leading_zeros() as i32 + exponent;
+    // floor(bits * log10(2)): within one of the answer.
+    let mut k = (bits as i64 * 78_913).div_euclid(1 << 18) as i32;
+    let within = |s: &mut Scratch, k: i32| {
+        scaled(&mut s.high, n, exponent, k);
+        scaled_denominator(&mut s.denominator, exponent, k);
+        let order = s.high.cmp(&s.denominator);
+        order.is_lt() || (inclusive && order.is_eq())
+    };
+    while !within(s, k) {
+        k += 1;
+    }
+    while within(s, k - 1) {
+        k -= 1;
+    }
+    within(s, k);
+    k
+}
+
+/// Decimal digits `0.d1 d2 ... * 10^exponent` (ASCII digits, no sign).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Digits {
+    pub digit: [u8; 24],
+    pub len: usize,
+    pub exponent: i32,
+}
+
+impl Digits {
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.digit[..self.len]
+    }
+}
+
+/// flang-rt's shortest digits of the finite, nonzero magnitude of `bits`
+/// (see the module's description).
+pub fn shortest(s: &mut Scratch, bits: u64, format: Format) -> Digits {
+    let m = Magnitude::of(bits, format);
+    let units = m.exponent - 2;
+    let high = 4 * m.significand + 2;
+    let low = 4 * m.significand - m.half_down;
+    // hi is just below its midpoint, so its digits stay below 10^k when the
+    // midpoint is 10^k itself.
+    let k = decimal_exponent(s, high, units, true);
+    scaled(&mut s.low, low, units, k);
+    let mut out = Digits { digit: [0; 24], len: 0, exponent: k };
+    while out.len < out.digit.len() {
+        // The next digit of hi - epsilon: the remainder stays in (0, D].
+        s.high.mul_small(10);
+        let mut dh = 0u8;
+        while s.high.cmp(&s.denominator).is_gt() {
+            s.high.sub(&s.denominator);
+            dh += 1;
+        }
+        s.low.mul_small(10);
+        let mut dl = 0u8;
+        while !s.low.cmp(&s.denominator).is_lt() {
+            s.low.sub(&s.denominator);
+            dl += 1;
+        }
+        if dh != dl {
+            out.digit[out.len] = b'0' + dh - (dh - dl) / 2;
+            out.len += 1;
+            break;
+        }
+        out.digit[out.len] = b'0' + dh;
+        out.len += 1;
+    }
+    while out.len > 1 && out.digit[out.len - 1] == b'0' {
+        out.len -= 1;
+    }
+    out
+}
+
+/// The decimal exponent (`0.d * 10^e`) of the finite, nonzero magnitude of
+/// `bits` rounded to one significant digit, to nearest with ties to an
+/// even digit: what flang-rt's list-directed output decides between the
+/// forms with and without an exponent by.
+pub fn one_digit_exponent(s: &mut Scratch, bits: u64, format: Format) -> i32 {
+    let m = Magnitude::of(bits, format);
+    let k = decimal_exponent(s, m.significand, m.exponent, false);
+    s.high.mul_small(10);
+    let mut first = 0u32;
+    while !s.high.cmp(&s.denominator).is_lt() {
+        s.high.sub(&s.denominator);
+        first += 1;
+    }
+    if first < 9 {
+        return k;
+    }
+    // Rounds up to 10 when the remainder is above half, or half with 9 odd.
+    s.high.mul_small(2);
+    if s.high.cmp(&s.denominator).is_lt() { k } else { k + 1 }
+}
