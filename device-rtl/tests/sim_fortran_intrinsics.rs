@@ -670,20 +670,16 @@ fn stop_and_error_stop_print_their_code_and_end_the_kernel() {
 type IoCase = (&'static str, &'static str, Box<dyn Fn() + Send + Sync>);
 
 #[test]
-fn io_statements_but_list_directed_output_trap_naming_the_entry_point() {
-    const OUTPUT: &str = "formatted PRINT/WRITE in a target region (the device has list-directed output only)";
+fn input_statements_and_non_advancing_output_trap_naming_the_entry_point() {
     const INPUT: &str = "READ in a target region (no device input)";
-    const INTERNAL_OUTPUT: &str = "formatted WRITE to a character variable in a target region (the device has list-directed output only)";
     const INTERNAL_INPUT: &str = "READ from a character variable in a target region (no device input)";
-    const IO: &str = "I/O in a target region (no device I/O)";
+    const ADVANCE: &str = "ADVANCE='NO' in a target region (each output statement ends its record)";
     let (p, c, t) = (std::ptr::null_mut::<c_void>(), std::ptr::null::<c_void>(), b"x".as_ptr().cast::<c_void>());
     let (p, c, t) = (p as usize, c as usize, t as usize);
     let (p, c, t) = (move || p as *mut c_void, move || c as *const c_void, move || t as *const c_void);
     let cases: Vec<IoCase> = vec![
-        ("_FortranAioBeginExternalFormattedOutput", OUTPUT, Box::new(move || unsafe { _FortranAioBeginExternalFormattedOutput(t(), 1, c(), 6, file(), 1); })),
         ("_FortranAioBeginExternalListInput", INPUT, Box::new(|| unsafe { _FortranAioBeginExternalListInput(5, file(), 1); })),
         ("_FortranAioBeginExternalFormattedInput", INPUT, Box::new(move || unsafe { _FortranAioBeginExternalFormattedInput(t(), 1, c(), 5, file(), 1); })),
-        ("_FortranAioBeginInternalFormattedOutput", INTERNAL_OUTPUT, Box::new(move || unsafe { _FortranAioBeginInternalFormattedOutput(p(), 1, t(), 1, c(), p(), 0, file(), 1); })),
         ("_FortranAioBeginInternalListInput", INTERNAL_INPUT, Box::new(move || unsafe { _FortranAioBeginInternalListInput(t(), 1, p(), 0, file(), 1); })),
         ("_FortranAioBeginInternalFormattedInput", INTERNAL_INPUT, Box::new(move || unsafe { _FortranAioBeginInternalFormattedInput(t(), 1, t(), 1, c(), p(), 0, file(), 1); })),
         ("_FortranAioInputAscii", INPUT, Box::new(move || unsafe { _FortranAioInputAscii(p(), p(), 1); })),
@@ -694,7 +690,7 @@ fn io_statements_but_list_directed_output_trap_naming_the_entry_point() {
         ("_FortranAioInputComplex64", INPUT, Box::new(move || unsafe { _FortranAioInputComplex64(p(), p()); })),
         ("_FortranAioInputLogical", INPUT, Box::new(move || unsafe { _FortranAioInputLogical(p(), p()); })),
         ("_FortranAioInputDescriptor", INPUT, Box::new(move || unsafe { _FortranAioInputDescriptor(p(), c()); })),
-        ("_FortranAioSetAdvance", IO, Box::new(move || unsafe { _FortranAioSetAdvance(p(), t(), 1); })),
+        ("_FortranAioSetAdvance", ADVANCE, Box::new(move || unsafe { _FortranAioSetAdvance(p(), t(), 1); })),
     ];
     for (name, why, f) in cases {
         let (out, trap) = stopped(f);

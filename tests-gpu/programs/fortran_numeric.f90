@@ -10,9 +10,9 @@
 ! flags and halting modes (the GPU keeps no flags and never halts; asking
 ! for a flag traps, on a path not taken here). The STOP, ERROR STOP,
 ! PRINT, and the GNU extensions ABORT, EXIT and FLUSH are reached only with
-! a value the program does not pass (each but FLUSH ends the kernel on the
-! device: STOP, ERROR STOP, ABORT and EXIT print their code and trap,
-! PRINT traps naming the I/O entry point). NINT is avoided:
+! a value the program does not pass (STOP, ERROR STOP, ABORT and EXIT print
+! their code and end the kernel on the device; fortran_print runs PRINT).
+! NINT is avoided:
 ! flang 22 makes it llvm.lround, which the NVPTX back end cannot select.
 module fn_work
   implicit none

@@ -1,8 +1,10 @@
-! List-directed output in target regions: PRINT * and WRITE(*,*) of every
-! intrinsic type, arrays and sections, a record longer than a line, WRITE
-! to a character variable (and IOSTAT= for one that overruns), and a line
-! from each of 64 threads at once, which must arrive whole. The expected
-! output is what flang's host runtime prints for the same statements.
+! Output in target regions: PRINT * and WRITE(*,*) of every intrinsic
+! type, arrays and sections, a record longer than a line, WRITE to a
+! character variable (and IOSTAT= for one that overruns), formatted PRINT
+! and WRITE (integer, real, logical and character edit descriptors,
+! positioning, reversion, a format in a variable), and a line from each of
+! 64 threads at once, which must arrive whole. The expected output is what
+! flang's host runtime prints for the same statements.
 program fortran_print
   implicit none
   integer :: i, ios
@@ -13,6 +15,7 @@ program fortran_print
   complex :: c
   character(len=16) :: buf
   character(len=4) :: small
+  character(len=12) :: fmt
   a = [(i * i, i = 1, 6)]
   m = reshape([(i * 0.5d0, i = 1, 6)], [2, 3])
   !$omp target map(to: a, m) map(from: ios)
@@ -30,6 +33,16 @@ program fortran_print
   write(small, *, iostat=ios) 123456
   print *, 'overrun:', ios, '[', small, ']'
   print *
+  print '(A,I5,A,F8.3,A,ES12.4,A,L2)', 'fmt:', 42, '|', x, '|', x, '|', .true.
+  write(*, '(3(I3,:,","))') a(1:3)
+  write(*, '(2F8.3)') m
+  write(*, '(A,G0,A,G0.4,A,EN12.3)') 'g: ', x, ' ', r, ' ', 12345.678d0
+  write(buf, '(I0,"/",I0)') 3, 4
+  print '(3A)', '[', buf, ']'
+  write(*, '(A,Z8,1X,B8.8,1X,O6)') 'bits:', 255, 5, 64
+  write(*, '(T5,A,TL3,A)') 'abcd', 'X'
+  fmt = '(A,F6.2)'
+  write(*, fmt) 'variable format:', 2.5d0
   !$omp end target
   !$omp target teams distribute parallel do num_teams(2) thread_limit(32)
   do i = 1, 64

@@ -4,7 +4,8 @@
 ! deferred-length allocatable, comparisons (<, ==, LGE), MAXVAL, MINVAL,
 ! MAXLOC and COUNT over character arrays, REPEAT (also of a run-time count
 ! into a deferred-length allocatable), ICHAR. An internal WRITE and READ on
-! a path no run takes link (their entry points trap when they run).
+! a path no run takes link (READ's entry points trap when they run;
+! fortran_print runs WRITE).
 module fs_work
   implicit none
 contains

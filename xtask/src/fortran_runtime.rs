@@ -36,26 +36,27 @@ pub const TRAPS: &[(&str, &str)] = &[
     ("_FortranAfetestexcept", "`IEEE_GET_FLAG`: the GPU keeps no floating-point exception flags"),
 ];
 
-/// The I/O entry points of list-directed output, which the device carries
-/// out (`PRINT *`, `WRITE(*,*)`, `WRITE(string,*)`).
-pub const LIST_OUTPUT: &[&str] = &[
-    "_FortranAioBeginExternalListOutput",
-    "_FortranAioBeginInternalListOutput",
-    "_FortranAioEnableHandlers",
-    "_FortranAioEndIoStatement",
-    "_FortranAioGetIoMsg",
-];
+/// What the runtime does for an I/O entry point (`_FortranAio*`): output
+/// statements work, list-directed and formatted; input and non-advancing
+/// output trap, a statement at its first call.
+fn io_status(name: &str) -> String {
+    if name.contains("Input") {
+        if name.starts_with("_FortranAioBegin") {
+            "traps: `READ` (also from a character variable) in a target region; the statement's first call traps".to_string()
+        } else {
+            "traps: input, never reached (the statement's first call traps)".to_string()
+        }
+    } else if name == "_FortranAioSetAdvance" {
+        "traps: `ADVANCE='NO'`: each output statement on the device ends its record".to_string()
+    } else {
+        "implemented".to_string()
+    }
+}
 
 /// What the runtime does for `name`.
 pub fn status(name: &str) -> String {
-    // List-directed output works; every other I/O statement traps naming
-    // itself at its first call, so its other calls are never reached.
-    if LIST_OUTPUT.contains(&name) || name.starts_with("_FortranAioOutput") {
-        "implemented".to_string()
-    } else if name.starts_with("_FortranAioBegin") {
-        "traps: formatted output and input (`READ`, also from a character variable) in a target region; the statement's first call traps".to_string()
-    } else if name.starts_with("_FortranAio") {
-        "traps: input, never reached (the statement's first call traps)".to_string()
+    if name.starts_with("_FortranAio") {
+        io_status(name)
     } else if let Some((_, why)) = TRAPS.iter().find(|(n, _)| *n == name) {
         format!("traps: {why}")
     } else if let Some((_, why)) = NOT_APPLICABLE.iter().find(|(n, _)| *n == name) {
@@ -133,7 +134,10 @@ mod tests {
         let rows = collect([("p.f90", "-O2", &b), ("q.f90", "-O0", &a)]);
         let table = render(&rows);
         assert!(table.contains("| `_FortranAAssign` | implemented | -O0 -O2 | p, q |"), "{table}");
-        assert!(table.contains("| `_FortranAioOutputAscii` | traps: I/O, never reached"), "{table}");
+        assert!(table.contains("| `_FortranAioOutputAscii` | implemented | -O0 | q |"), "{table}");
         assert_eq!(status("_FortranAferaiseexcept").split(':').next(), Some("not applicable"));
+        assert!(status("_FortranAioBeginExternalListInput").starts_with("traps: `READ`"));
+        assert!(status("_FortranAioInputInteger").starts_with("traps: input, never reached"));
+        assert!(status("_FortranAioSetAdvance").starts_with("traps: `ADVANCE='NO'`"));
     }
 }

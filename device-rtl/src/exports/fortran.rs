@@ -19,7 +19,7 @@ use crate::fortran::inquiry;
 use crate::fortran::descriptor::{self, Desc};
 use crate::fortran::decimal::Format;
 use crate::fortran::kinds;
-use crate::fortran::list_output;
+use crate::fortran::output;
 use crate::fortran::memory::{self, Addr, Logical};
 use crate::fortran::numeric;
 use crate::fortran::random;
@@ -1360,28 +1360,60 @@ pub unsafe extern "C-unwind" fn _FortranAReportFatalUserError(message: *const c_
 }
 
 // ---------------------------------------------------------------------------
-// I/O (io-api.h): list-directed output (`PRINT *`, `WRITE(*,*)`,
-// `WRITE(string,*)`) works (`fortran::list_output`). Every other statement's
-// first call traps naming itself (formatted output, `READ`), so a program
-// with such I/O on a path a kernel never takes links and runs; their item
-// calls, never reached then, are defined for the link and trap the same way.
+// I/O (io-api.h): output statements work, list-directed and formatted
+// (`fortran::output`). `READ` traps at its first call naming itself, so a
+// program with input on a path a kernel never takes links and runs; its
+// item calls, never reached then, are defined for the link and trap the
+// same way.
 
 /// The statement behind a cookie.
 ///
 /// # Safety
-/// `cookie` is what `_FortranAioBeginExternalListOutput` or
-/// `_FortranAioBeginInternalListOutput` returned, and the statement has not
-/// ended (flang passes each statement's cookie to its items and its end).
+/// `cookie` is what one of the `_FortranAioBegin...Output` entry points
+/// returned, and the statement has not ended (flang passes each
+/// statement's cookie to its items and its end).
 #[inline(always)]
-unsafe fn statement<'a>(cookie: VoidPtr) -> &'a mut list_output::Statement {
+unsafe fn statement<'a>(cookie: VoidPtr) -> &'a mut output::Statement {
     // SAFETY: forwarded from the caller; a block of `memory::boxed`.
     unsafe { memory::boxed_mut(Addr::from_flang(cookie)) }
+}
+
+/// A format as flang passes it: its text and length, or a descriptor of a
+/// character scalar holding it.
+///
+/// # Safety
+/// `text` points to `length` bytes of flang's, or `descriptor` is flang's.
+unsafe fn format_text(text: *const c_void, length: i64, descriptor: *const c_void) -> output::FormatText {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if text.is_null() && !descriptor.is_null() {
+            let d = desc(descriptor);
+            if d.rank() != 0 {
+                terminator::unsupported(b"_FortranAioBeginExternalFormattedOutput", b"a format in a CHARACTER array");
+            }
+            return Some((d.base(), d.elem_len()));
+        }
+        Some((Addr::from_flang(text), length.max(0) as usize))
+    }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioBeginExternalListOutput(unit: i32, file: *const c_void, line: i32) -> VoidPtr {
     // SAFETY: flang's source position.
-    list_output::begin_external(unit, unsafe { site(file, line) }).as_ptr()
+    output::begin_external(unit, None, unsafe { site(file, line) }).as_ptr()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioBeginExternalFormattedOutput(
+    format: *const c_void,
+    format_length: i64,
+    format_descriptor: *const c_void,
+    unit: i32,
+    file: *const c_void,
+    line: i32,
+) -> VoidPtr {
+    // SAFETY: flang's format and source position.
+    unsafe { output::begin_external(unit, format_text(format, format_length, format_descriptor), site(file, line)).as_ptr() }
 }
 
 #[unsafe(no_mangle)]
@@ -1395,102 +1427,120 @@ pub unsafe extern "C-unwind" fn _FortranAioBeginInternalListOutput(
 ) -> VoidPtr {
     // SAFETY: flang's character variable of `length` bytes, its position.
     let (string, s) = unsafe { (Addr::from_flang(string), site(file, line)) };
-    list_output::begin_internal(string, length, s).as_ptr()
+    output::begin_internal(string, length, None, s).as_ptr()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioBeginInternalFormattedOutput(
+    string: VoidPtr,
+    length: usize,
+    format: *const c_void,
+    format_length: i64,
+    format_descriptor: *const c_void,
+    _scratch: VoidPtr,
+    _scratch_bytes: usize,
+    file: *const c_void,
+    line: i32,
+) -> VoidPtr {
+    // SAFETY: flang's character variable of `length` bytes, its format and
+    // source position.
+    unsafe {
+        let f = format_text(format, format_length, format_descriptor);
+        output::begin_internal(Addr::from_flang(string), length, f, site(file, line)).as_ptr()
+    }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputAscii(cookie: VoidPtr, chars: *const c_void, length: usize) -> bool {
     // SAFETY: a live statement's cookie; flang's `length` characters.
-    unsafe { list_output::character(statement(cookie), Addr::from_flang(chars), length) }
+    unsafe { output::character(statement(cookie), Addr::from_flang(chars), length) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputInteger8(cookie: VoidPtr, n: i8) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::integer(unsafe { statement(cookie) }, n.into())
+    output::integer(unsafe { statement(cookie) }, n.into(), 1)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputInteger16(cookie: VoidPtr, n: i16) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::integer(unsafe { statement(cookie) }, n.into())
+    output::integer(unsafe { statement(cookie) }, n.into(), 2)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputInteger32(cookie: VoidPtr, n: i32) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::integer(unsafe { statement(cookie) }, n.into())
+    output::integer(unsafe { statement(cookie) }, n.into(), 4)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputInteger64(cookie: VoidPtr, n: i64) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::integer(unsafe { statement(cookie) }, n.into())
+    output::integer(unsafe { statement(cookie) }, n.into(), 8)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputReal32(cookie: VoidPtr, x: f32) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::real(unsafe { statement(cookie) }, x.to_bits().into(), Format::Single)
+    output::real(unsafe { statement(cookie) }, x.to_bits().into(), Format::Single)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputReal64(cookie: VoidPtr, x: f64) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::real(unsafe { statement(cookie) }, x.to_bits(), Format::Double)
+    output::real(unsafe { statement(cookie) }, x.to_bits(), Format::Double)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputComplex32(cookie: VoidPtr, re: f32, im: f32) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::complex(unsafe { statement(cookie) }, re.to_bits().into(), im.to_bits().into(), Format::Single)
+    output::complex(unsafe { statement(cookie) }, re.to_bits().into(), im.to_bits().into(), Format::Single)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputComplex64(cookie: VoidPtr, re: f64, im: f64) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::complex(unsafe { statement(cookie) }, re.to_bits(), im.to_bits(), Format::Double)
+    output::complex(unsafe { statement(cookie) }, re.to_bits(), im.to_bits(), Format::Double)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputLogical(cookie: VoidPtr, truth: bool) -> bool {
     // SAFETY: a live statement's cookie.
-    list_output::logical(unsafe { statement(cookie) }, truth)
+    output::logical(unsafe { statement(cookie) }, truth)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputDescriptor(cookie: VoidPtr, item: *const c_void) -> bool {
     // SAFETY: a live statement's cookie; flang's descriptor of the item.
-    unsafe { list_output::descriptor(statement(cookie), desc(item)) }
+    unsafe { output::descriptor(statement(cookie), desc(item)) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioEnableHandlers(cookie: VoidPtr, iostat: bool, err: bool, _end: bool, _eor: bool, _iomsg: bool) {
     // SAFETY: a live statement's cookie.
-    list_output::enable_handlers(unsafe { statement(cookie) }, iostat, err)
+    output::enable_handlers(unsafe { statement(cookie) }, iostat, err)
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioGetIoMsg(cookie: VoidPtr, message: VoidPtr, length: usize) {
     // SAFETY: a live statement's cookie; flang's variable of `length` bytes.
-    unsafe { list_output::get_io_msg(statement(cookie), Addr::from_flang(message), length) }
+    unsafe { output::get_io_msg(statement(cookie), Addr::from_flang(message), length) }
 }
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioEndIoStatement(cookie: VoidPtr) -> i32 {
     // SAFETY: a live statement's cookie, used for the last time here.
     unsafe {
-        let status = list_output::end(statement(cookie));
-        memory::unbox::<list_output::Statement>(Addr::from_flang(cookie));
+        let status = output::end(statement(cookie));
+        memory::unbox::<output::Statement>(Addr::from_flang(cookie));
         status
     }
 }
 
-/// The reasons the other statements of I/O trap with.
-const NO_IO: &[u8] = b"I/O in a target region (no device I/O)";
-const NO_OUTPUT: &[u8] = b"formatted PRINT/WRITE in a target region (the device has list-directed output only)";
+/// The reasons input statements and non-advancing output trap with.
+const NO_ADVANCE: &[u8] = b"ADVANCE='NO' in a target region (each output statement ends its record)";
 const NO_INPUT: &[u8] = b"READ in a target region (no device input)";
-const NO_INTERNAL_OUTPUT: &[u8] = b"formatted WRITE to a character variable in a target region (the device has list-directed output only)";
 const NO_INTERNAL_INPUT: &[u8] = b"READ from a character variable in a target region (no device input)";
 
 /// One trapping entry point per line: `name(parameter types) -> result: reason;`.
@@ -1504,10 +1554,8 @@ macro_rules! io_traps {
 }
 
 io_traps! {
-    _FortranAioBeginExternalFormattedOutput(*const c_void, i64, *const c_void, i32, *const c_void, i32) -> VoidPtr: NO_OUTPUT;
     _FortranAioBeginExternalListInput(i32, *const c_void, i32) -> VoidPtr: NO_INPUT;
     _FortranAioBeginExternalFormattedInput(*const c_void, i64, *const c_void, i32, *const c_void, i32) -> VoidPtr: NO_INPUT;
-    _FortranAioBeginInternalFormattedOutput(VoidPtr, i64, *const c_void, i64, *const c_void, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_OUTPUT;
     _FortranAioBeginInternalListInput(*const c_void, i64, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_INPUT;
     _FortranAioBeginInternalFormattedInput(*const c_void, i64, *const c_void, i64, *const c_void, VoidPtr, i64, *const c_void, i32) -> VoidPtr: NO_INTERNAL_INPUT;
     _FortranAioInputAscii(VoidPtr, VoidPtr, i64) -> bool: NO_INPUT;
@@ -1518,5 +1566,5 @@ io_traps! {
     _FortranAioInputComplex64(VoidPtr, VoidPtr) -> bool: NO_INPUT;
     _FortranAioInputLogical(VoidPtr, VoidPtr) -> bool: NO_INPUT;
     _FortranAioInputDescriptor(VoidPtr, *const c_void) -> bool: NO_INPUT;
-    _FortranAioSetAdvance(VoidPtr, *const c_void, i64) -> bool: NO_IO;
+    _FortranAioSetAdvance(VoidPtr, *const c_void, i64) -> bool: NO_ADVANCE;
 }

@@ -114,17 +114,21 @@ impl Big {
     }
 }
 
-/// Room for the conversion's three numbers.
+/// The most significant digits [`rounded`] gives.
+pub const MAX_DIGITS: usize = 128;
+
+/// Room for the conversion's three numbers, and the digits of [`rounded`].
 #[derive(Clone, Copy)]
 pub struct Scratch {
     denominator: Big,
     high: Big,
     low: Big,
+    pub digits: [u8; MAX_DIGITS + 1],
 }
 
 impl Scratch {
     pub const fn new() -> Scratch {
-        Scratch { denominator: Big::ZERO, high: Big::ZERO, low: Big::ZERO }
+        Scratch { denominator: Big::ZERO, high: Big::ZERO, low: Big::ZERO, digits: [b'0'; MAX_DIGITS + 1] }
     }
 }
 
@@ -166,6 +170,43 @@ impl Format {
             Format::Single => 6,
             Format::Double => 15,
         }
+    }
+}
+
+/// A REAL(4) or REAL(8) value taken apart for printing.
+#[derive(Clone, Copy)]
+pub struct Real {
+    /// The bits, sign included.
+    pub bits: u64,
+    pub format: Format,
+    pub negative: bool,
+    /// The bits of the magnitude.
+    pub magnitude: u64,
+    /// `Inf` or `NaN`.
+    pub special: Option<&'static [u8]>,
+}
+
+impl Real {
+    pub fn of(bits: u64, format: Format) -> Real {
+        let (width, precision) = match format {
+            Format::Single => (32, 24),
+            Format::Double => (64, 53),
+        };
+        let negative = bits >> (width - 1) & 1 == 1;
+        let magnitude = bits & ((1u64 << (width - 1)) - 1);
+        let infinity = ((1u64 << (width - precision)) - 1) << (precision - 1);
+        let special: Option<&'static [u8]> = if magnitude > infinity {
+            Some(b"NaN")
+        } else if magnitude == infinity {
+            Some(b"Inf")
+        } else {
+            None
+        };
+        Real { bits, format, negative, magnitude, special }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        self.magnitude == 0
     }
 }
 
@@ -315,4 +356,152 @@ pub fn one_digit_exponent(s: &mut Scratch, bits: u64, format: Format) -> i32 {
     // Rounds up to 10 when the remainder is above half, or half with 9 odd.
     s.high.mul_small(2);
     if s.high.cmp(&s.denominator).is_lt() { k } else { k + 1 }
+}
+
+/// How many digits [`rounded`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Significant digits (`Ew.d`, `ESw.d`, `Gw.d`).
+    Significant(i32),
+    /// Digits after the decimal point of the value times `10^scale`
+    /// (`Fw.d` under `kP`).
+    Fraction { digits: i32, scale: i32 },
+}
+
+/// How a value between two candidates rounds (the `R?` modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    /// To nearest, a tie to an even digit (`RN`, the default).
+    NearestEven,
+    /// To nearest, a tie away from zero (`RC`).
+    NearestAway,
+    /// Away from zero whenever inexact (`RU` on a positive value, `RD` on a
+    /// negative one).
+    Away,
+    /// Toward zero (`RZ`, `RU` on a negative value, `RD` on a positive one).
+    Toward,
+}
+
+/// Digits [`rounded`] left in [`Scratch::digits`]: `len` of them, the
+/// value `0.d1 d2 ... * 10^exponent`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rounded {
+    pub len: usize,
+    pub exponent: i32,
+}
+
+/// The finite, nonzero magnitude of `bits` rounded to the digits `keep`
+/// asks for, exactly (the value's full binary expansion decides), into
+/// `s.digits`: trailing zeros kept, so a fraction has its exact count of
+/// digits. A value that rounds to zero has no digits; one below the last
+/// place kept rounds as flang-rt rounds it ([`below_last_place`]). `Err(k)` when more
+/// than [`MAX_DIGITS`] digits are asked for, with the value's decimal
+/// exponent `k` (`10^(k-1) <= x < 10^k`).
+pub fn rounded(s: &mut Scratch, bits: u64, format: Format, keep: Keep, rounding: Rounding) -> Result<Rounded, i32> {
+    let m = Magnitude::of(bits, format);
+    let k = decimal_exponent(s, m.significand, m.exponent, false);
+    let n = match keep {
+        Keep::Significant(n) => n,
+        Keep::Fraction { digits, scale } => k + scale + digits,
+    };
+    if n > MAX_DIGITS as i32 - 1 {
+        return Err(k);
+    }
+    let mut out = Rounded { len: 0, exponent: k };
+    for _ in 0..n.max(0) {
+        s.high.mul_small(10);
+        let mut d = 0u8;
+        while !s.high.cmp(&s.denominator).is_lt() {
+            s.high.sub(&s.denominator);
+            d += 1;
+        }
+        s.digits[out.len] = b'0' + d;
+        out.len += 1;
+    }
+    if n <= 0 {
+        return Ok(below_last_place(s, k, n, rounding));
+    }
+    // The discarded rest against half a unit: 2R vs D.
+    let inexact = s.high.len != 0;
+    s.high.mul_small(2);
+    let half = s.high.cmp(&s.denominator);
+    let last_odd = (s.digits[out.len - 1] - b'0') % 2 == 1;
+    let up = match rounding {
+        Rounding::NearestEven => half.is_gt() || (half.is_eq() && last_odd),
+        Rounding::NearestAway => !half.is_lt(),
+        Rounding::Away => inexact,
+        Rounding::Toward => false,
+    };
+    if !up {
+        return Ok(out);
+    }
+    let mut j = out.len;
+    loop {
+        if j == 0 {
+            // 99..9 rounded up: 1 followed by zeros, one place higher; a
+            // fraction keeps its count of digits after the point.
+            s.digits[0] = b'1';
+            if matches!(keep, Keep::Fraction { .. }) {
+                s.digits[out.len] = b'0';
+                out.len += 1;
+            }
+            out.exponent += 1;
+            break;
+        }
+        j -= 1;
+        if s.digits[j] == b'9' {
+            s.digits[j] = b'0';
+        } else {
+            s.digits[j] += 1;
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// A value below the last place kept (`n <= 0` of its digits, the value
+/// below `10^k`): zero, or one unit of that place, as flang-rt decides. It
+/// rounds the value to one digit in the mode first; what is still below a
+/// tenth of the place is zero, what the one-digit rounding carries into
+/// the place is one unit, and what reaches it otherwise rounds up to one
+/// unit when nearest says so (`RN`; `RC` from the one-digit value, so
+/// 0.0499.. becomes 0.1) or always away from zero (`RU,F6.1` of 0.0095 is
+/// `0.1`, of 1e-5 `0.0`).
+fn below_last_place(s: &mut Scratch, k: i32, n: i32, rounding: Rounding) -> Rounded {
+    s.high.mul_small(10);
+    let mut first = 0u32;
+    while !s.high.cmp(&s.denominator).is_lt() {
+        s.high.sub(&s.denominator);
+        first += 1;
+    }
+    let rest = s.high.len != 0;
+    s.high.mul_small(2);
+    let half = s.high.cmp(&s.denominator);
+    let up_to_one_digit = match rounding {
+        Rounding::NearestEven => half.is_gt() || (half.is_eq() && first % 2 == 1),
+        Rounding::NearestAway => !half.is_lt(),
+        Rounding::Away => rest,
+        Rounding::Toward => false,
+    };
+    let (leading, carry) = match (up_to_one_digit, first) {
+        (true, 9) => (1, 1),
+        (true, d) => (d + 1, 0),
+        (false, d) => (d, 0),
+    };
+    if n + carry < 0 {
+        return Rounded { len: 0, exponent: 0 };
+    }
+    let up = n + carry > 0
+        || match rounding {
+            Rounding::NearestEven => carry == 0 && (first > 5 || (first == 5 && rest)),
+            Rounding::NearestAway => leading >= 5,
+            Rounding::Away => true,
+            Rounding::Toward => false,
+        };
+    if !up {
+        return Rounded { len: 0, exponent: 0 };
+    }
+    // One unit of the last place: 10^(k - n).
+    s.digits[0] = b'1';
+    Rounded { len: 1, exponent: k - n + 1 }
 }

@@ -1,15 +1,17 @@
-//! List-directed output in a target region: `PRINT *`, `WRITE(*,*)`,
-//! `WRITE(6,*)` and `WRITE(0,*)` to the device's output, and `WRITE(string,
-//! *)` into a character variable, with the text flang-rt's host runtime
-//! writes for the same items (the sim tests compare with flang's host
-//! output).
+//! Output statements in a target region: `PRINT`, `WRITE(*, ...)`,
+//! `WRITE(6, ...)` and `WRITE(0, ...)` to the device's output, and
+//! `WRITE(string, ...)` into a character variable, list-directed (`*`) or
+//! with a format, with the text flang-rt's host runtime writes for the same
+//! items (the sim tests compare with flang's host output). This file holds
+//! the statement, its records and list-directed editing; [`format`] reads
+//! formats and [`edit`] carries out their data edit descriptors.
 //!
 //! A statement is a [`Statement`] in a block of the device heap from its
 //! first call (`Begin...`) to its last (`EndIoStatement`), one per thread
 //! that runs the statement. Each record of the device's output is one line
 //! printed whole, so the lines of threads that print at once do not mix.
 //!
-//! flang-rt's rules, as this file keeps them:
+//! flang-rt's rules for list-directed output, as this file keeps them:
 //! - A record holds 79 characters on the device's output (flang-rt's line
 //!   limit for list-directed output), the variable's length in a string.
 //! - Every value but a character one starts with a blank. A number, or a
@@ -23,25 +25,39 @@
 //!   ([`decimal`]). Rounded to one digit, a value of decimal exponent 0
 //!   up to 6 (`REAL(4)`) or 15 (`REAL(8)`), written `0.d * 10^e`, prints
 //!   without an exponent (`.5`, `100.`); others print as `1.5E+07`.
-//! - Writing past the end of a string's one record is an error: a
-//!   statement with `IOSTAT=` or `ERR=` gets flang-rt's status and skips
-//!   the rest of its items, one without ends the kernel with flang-rt's
-//!   message.
+//!
+//! Formatted records on the device's output hold up to 255 characters; a
+//! longer one continues on the next line. Writing past the end of a
+//! string's one record, a malformed format and an item its edit descriptor
+//! cannot edit are errors: a statement with `IOSTAT=` or `ERR=` gets
+//! flang-rt's status (and `IOMSG=` its message) and skips the rest of its
+//! items, one without ends the kernel with flang-rt's message.
 
 use super::decimal::{self, Format, Scratch};
 use super::descriptor::{Desc, Walk};
+use super::edit;
+use super::format::{self, DataEdit, Step};
 use super::memory::{self, Addr};
 use super::terminator::{self, Site};
 use omprt_abi::fortran::{TypeCategory, category_and_kind};
 
-/// Characters in a record of the device's output.
-const OUTPUT_RECORD: usize = 79;
+/// Characters in a list-directed record of the device's output.
+const LIST_RECORD: usize = 79;
+/// Characters in a formatted record of the device's output (the line
+/// buffer).
+const OUTPUT_RECORD: usize = 255;
 
 /// flang-rt's `IostatRecordWriteOverrun`: a value longer than a string's
 /// record.
 pub const IOSTAT_RECORD_WRITE_OVERRUN: i32 = 1002;
 /// flang-rt's `IostatInternalWriteOverrun`: output past a string's record.
 pub const IOSTAT_INTERNAL_WRITE_OVERRUN: i32 = 1004;
+/// flang-rt's `IostatErrorInFormat`: a malformed format, or an edit
+/// descriptor that cannot edit the item.
+pub const IOSTAT_ERROR_IN_FORMAT: i32 = 1005;
+
+/// An error's message, in up to three parts (flang-rt's text).
+pub type Message = [&'static [u8]; 3];
 
 /// Where the statement's records go.
 #[derive(Clone, Copy)]
@@ -53,41 +69,49 @@ enum Unit {
 }
 
 /// Where a real value stands: alone, or as a part of a complex value.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Part {
     Alone,
     Real,
     Imaginary,
 }
 
-/// One list-directed output statement of one thread.
+/// One output statement of one thread.
 #[derive(Clone, Copy)]
 pub struct Statement {
     unit: Unit,
     site: Site,
+    /// `None`: list-directed.
+    pub(super) format: Option<format::Format>,
     record_len: usize,
-    /// Characters written to the current record.
+    /// The position in the current record (formats move it).
     pos: usize,
+    /// Characters the current record holds.
+    len: usize,
     /// The current record of the device's output, and room for its NUL.
     line: [u8; OUTPUT_RECORD + 1],
     last_was_character: bool,
     /// `IOSTAT=` or `ERR=`: errors are a status, not the kernel's end.
     handles_errors: bool,
     error: i32,
-    scratch: Scratch,
+    message: Message,
+    pub(super) scratch: Scratch,
 }
 
 impl Statement {
-    fn new(unit: Unit, record_len: usize, site: Site) -> Statement {
+    fn new(unit: Unit, record_len: usize, format: Option<format::Format>, site: Site) -> Statement {
         Statement {
             unit,
             site,
+            format,
             record_len,
             pos: 0,
+            len: 0,
             line: [0; OUTPUT_RECORD + 1],
             last_was_character: false,
             handles_errors: false,
             error: 0,
+            message: [b""; 3],
             scratch: Scratch::new(),
         }
     }
@@ -95,24 +119,29 @@ impl Statement {
 
 /// The statement on the device heap, for the cookie flang passes back.
 fn boxed(statement: Statement) -> Addr {
-    memory::boxed(statement).unwrap_or_else(|| terminator::crash_with(statement.site, b"PRINT/WRITE: out of device heap"))
+    let site = statement.site;
+    memory::boxed(statement).unwrap_or_else(|| terminator::crash_with(site, b"PRINT/WRITE: out of device heap"))
 }
 
-/// `PRINT *` and `WRITE(unit, *)`: units 6 and 0 (and `*`, which flang
+/// A format's text and length (`None`: list-directed), as flang passes them.
+pub type FormatText = Option<(Addr, usize)>;
+
+/// `PRINT` and `WRITE(unit, ...)`: units 6 and 0 (and `*`, which flang
 /// passes as 6) are the device's output, as the standard output and error
 /// are the host's; the device has no other.
-pub fn begin_external(unit: i32, site: Site) -> Addr {
+pub fn begin_external(unit: i32, format: FormatText, site: Site) -> Addr {
     if unit != 6 && unit != 0 {
         terminator::crash(site, |m| {
             m.text(b"WRITE to unit ").int(unit.into()).text(b": the device has only units 6 and 0 (its output)");
         });
     }
-    boxed(Statement::new(Unit::Output, OUTPUT_RECORD, site))
+    let record = if format.is_some() { OUTPUT_RECORD } else { LIST_RECORD };
+    boxed(Statement::new(Unit::Output, record, format.map(|(text, len)| format::Format::new(text, len)), site))
 }
 
-/// `WRITE(string, *)`: one record, the string's `length` characters.
-pub fn begin_internal(string: Addr, length: usize, site: Site) -> Addr {
-    boxed(Statement::new(Unit::Internal(string), length, site))
+/// `WRITE(string, ...)`: one record, the string's `length` characters.
+pub fn begin_internal(string: Addr, length: usize, format: FormatText, site: Site) -> Addr {
+    boxed(Statement::new(Unit::Internal(string), length, format.map(|(text, len)| format::Format::new(text, len)), site))
 }
 
 /// `IOSTAT=`, `ERR=` (`_FortranAioEnableHandlers`); the other handlers
@@ -124,35 +153,35 @@ pub fn enable_handlers(st: &mut Statement, iostat: bool, err: bool) {
 /// `IOMSG=` (`_FortranAioGetIoMsg`): the error's message, blank-padded,
 /// when the statement failed; the variable keeps its value otherwise.
 pub fn get_io_msg(st: &Statement, to: Addr, length: usize) {
-    let message = message_of(st.error);
-    if message.is_empty() {
+    if st.error == 0 {
         return;
     }
+    let mut text = st.message.iter().flat_map(|part| part.iter().copied());
     for i in 0..length {
-        to.plus(i).store(message.get(i).copied().unwrap_or(b' '));
+        to.plus(i).store(text.next().unwrap_or(b' '));
     }
 }
 
-fn message_of(error: i32) -> &'static [u8] {
-    match error {
-        IOSTAT_RECORD_WRITE_OVERRUN => b"Excessive output to fixed-size record",
-        IOSTAT_INTERNAL_WRITE_OVERRUN => b"Internal write overran available records",
-        _ => b"",
-    }
-}
-
-/// Ends the statement: prints the last record of the device's output, or
-/// blank-pads the string's. Returns the statement's status (0, or the
-/// error an `IOSTAT=` receives).
+/// Ends the statement: carries out the format's edit descriptors up to its
+/// next data edit descriptor or `:` (the text after the last item), prints
+/// the last record of the device's output, or blank-pads the string's.
+/// Returns the statement's status (0, or the error an `IOSTAT=` receives).
 pub fn end(st: &mut Statement) -> i32 {
+    if st.error == 0 && st.format.is_some() {
+        while let Some(step) = st.format.as_mut().map(|f| f.next(false)) {
+            if matches!(step, Step::Stop) || !st.control(step) {
+                break;
+            }
+        }
+    }
     match st.unit {
         Unit::Output => {
-            st.line[st.pos] = 0;
-            memory::print_line(&st.line[..=st.pos]);
+            st.line[st.len] = 0;
+            memory::print_line(&st.line[..=st.len]);
         }
         Unit::Internal(string) => {
-            if st.pos < st.record_len {
-                string.plus(st.pos).fill(b' ', st.record_len - st.pos);
+            if st.len < st.record_len {
+                string.plus(st.len).fill(b' ', st.record_len - st.len);
             }
         }
     }
@@ -173,43 +202,131 @@ impl Statement {
     }
 
     /// An error: a status with `IOSTAT=`/`ERR=`, else the kernel's end.
-    fn fail(&mut self, error: i32) -> bool {
+    pub(super) fn fail(&mut self, error: i32, message: Message) -> bool {
         if !self.handles_errors {
-            terminator::crash_with(self.site, message_of(error));
+            terminator::crash(self.site, |m| {
+                m.text(message[0]).text(message[1]).text(message[2]);
+            });
         }
         if self.error == 0 {
             self.error = error;
+            self.message = message;
         }
         false
     }
 
     /// Ends the current record and starts the next.
-    fn advance(&mut self) -> bool {
+    pub(super) fn advance(&mut self) -> bool {
         match self.unit {
             Unit::Output => {
-                self.line[self.pos] = 0;
-                memory::print_line(&self.line[..=self.pos]);
+                self.line[self.len] = 0;
+                memory::print_line(&self.line[..=self.len]);
                 self.pos = 0;
+                self.len = 0;
                 true
             }
-            Unit::Internal(_) => self.fail(IOSTAT_INTERNAL_WRITE_OVERRUN),
+            Unit::Internal(_) => self.fail(IOSTAT_INTERNAL_WRITE_OVERRUN, [b"Internal write overran available records", b"", b""]),
         }
     }
 
-    /// Writes `text` into the current record; what does not fit is an
-    /// error, after what fits is written.
-    fn emit(&mut self, text: &[u8]) -> bool {
-        let fits = text.len().min(self.remaining());
-        match self.unit {
-            Unit::Output => self.line[self.pos..self.pos + fits].copy_from_slice(&text[..fits]),
-            Unit::Internal(string) => {
-                for (i, &b) in text[..fits].iter().enumerate() {
-                    string.plus(self.pos + i).store(b);
-                }
+    /// Writes `text` at the current position (blanks fill a gap a format
+    /// left); what does not fit in a string's record is an error, after
+    /// what fits is written, and a formatted record of the device's output
+    /// continues on the next line.
+    pub(super) fn emit(&mut self, text: &[u8]) -> bool {
+        let mut text = text;
+        loop {
+            if self.pos > self.len {
+                let gap = self.pos.min(self.record_len);
+                self.put(self.len, gap - self.len.min(gap), None);
+                self.len = gap.max(self.len);
+            }
+            let fits = text.len().min(self.remaining());
+            self.put(self.pos, fits, Some(&text[..fits]));
+            self.pos += fits;
+            self.len = self.len.max(self.pos);
+            if fits == text.len() {
+                return true;
+            }
+            if matches!(self.unit, Unit::Internal(_)) || self.format.is_none() {
+                return self.fail(IOSTAT_RECORD_WRITE_OVERRUN, [b"Excessive output to fixed-size record", b"", b""]);
+            }
+            text = &text[fits..];
+            self.advance();
+        }
+    }
+
+    /// `n` copies of `byte`.
+    pub(super) fn emit_repeated(&mut self, byte: u8, n: usize) -> bool {
+        let chunk = [byte; 16];
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(chunk.len());
+            if !self.emit(&chunk[..k]) {
+                return false;
+            }
+            left -= k;
+        }
+        true
+    }
+
+    /// Stores `n` bytes of the record at `at`: `text`, or blanks.
+    fn put(&mut self, at: usize, n: usize, text: Option<&[u8]>) {
+        for i in 0..n {
+            let b = text.map_or(b' ', |t| t[i]);
+            match self.unit {
+                Unit::Output => self.line[at + i] = b,
+                Unit::Internal(string) => string.plus(at + i).store(b),
             }
         }
-        self.pos += fits;
-        fits == text.len() || self.fail(IOSTAT_RECORD_WRITE_OVERRUN)
+    }
+
+    /// Carries out a control step of the format; false on an error.
+    fn control(&mut self, step: Step) -> bool {
+        match step {
+            Step::Data(_) | Step::Stop => true,
+            Step::Literal { at, len, quote } => {
+                let Some(f) = self.format else { return true };
+                let mut i = 0;
+                while i < len {
+                    let b = f.literal_byte(at + i);
+                    // A doubled quote stands for one.
+                    i += if quote != 0 && b == quote { 2 } else { 1 };
+                    if !self.emit(&[b]) {
+                        return false;
+                    }
+                }
+                true
+            }
+            Step::Right(n) => {
+                self.pos = (self.pos + n as usize).min(self.record_len);
+                true
+            }
+            Step::Left(n) => {
+                self.pos = self.pos.saturating_sub(n as usize);
+                true
+            }
+            Step::Column(n) => {
+                self.pos = (n.max(1) as usize - 1).min(self.record_len);
+                true
+            }
+            Step::NextRecord => self.advance(),
+            Step::Bad(why) => self.fail(IOSTAT_ERROR_IN_FORMAT, [why, b"", b""]),
+        }
+    }
+
+    /// The next data edit descriptor of the format, after the control edit
+    /// descriptors before it; `None` after an error.
+    pub(super) fn next_edit(&mut self) -> Option<DataEdit> {
+        loop {
+            let step = self.format.as_mut()?.next(true);
+            if let Step::Data(edit) = step {
+                return Some(edit);
+            }
+            if !self.control(step) {
+                return None;
+            }
+        }
     }
 
     /// A value of `width` characters after a separating blank (flang-rt's
@@ -242,22 +359,38 @@ impl Statement {
 }
 
 // ---------------------------------------------------------------------------
-// Items
+// Items: each to its format's next data edit descriptor ([`edit`]), or
+// list-directed.
 
-/// An INTEGER item of any kind.
-pub fn integer(st: &mut Statement, value: i128) -> bool {
+/// The next data edit descriptor for an item, or `None` for list-directed
+/// output; `Err` after an error (the item is skipped).
+fn formatted(st: &mut Statement) -> Result<Option<DataEdit>, ()> {
     if st.error != 0 {
-        return false;
+        return Err(());
     }
-    let mut text = [0u8; 40];
-    let len = integer_text(value, &mut text);
-    st.number(&text[..len], Part::Alone)
+    if st.format.is_none() {
+        return Ok(None);
+    }
+    st.next_edit().map(Some).ok_or(())
+}
+
+/// An INTEGER item of `bytes` bytes (its kind).
+pub fn integer(st: &mut Statement, value: i128, bytes: usize) -> bool {
+    match formatted(st) {
+        Err(()) => false,
+        Ok(Some(e)) => edit::integer(st, e, value, bytes),
+        Ok(None) => {
+            let mut text = [0u8; 40];
+            let len = integer_text(value, &mut text);
+            st.number(&text[..len], Part::Alone)
+        }
+    }
 }
 
 /// `value` in decimal into `out`; its length. 128-bit division is not
 /// available on the device, so digits come nine at a time from 32-bit
 /// limbs.
-fn integer_text(value: i128, out: &mut [u8; 40]) -> usize {
+pub(super) fn integer_text(value: i128, out: &mut [u8; 40]) -> usize {
     let mut limbs = {
         let v = value.unsigned_abs();
         [(v >> 96) as u32, (v >> 64) as u32, (v >> 32) as u32, v as u32]
@@ -301,44 +434,42 @@ pub fn real(st: &mut Statement, bits: u64, format: Format) -> bool {
     real_part(st, bits, format, Part::Alone)
 }
 
-/// A COMPLEX(4) or COMPLEX(8) item: `(re,im)`, each part placed as a number.
+/// A COMPLEX(4) or COMPLEX(8) item: list-directed `(re,im)`, each part
+/// placed as a number; formatted, a data edit descriptor for each part.
 pub fn complex(st: &mut Statement, re: u64, im: u64, format: Format) -> bool {
     real_part(st, re, format, Part::Real) && real_part(st, im, format, Part::Imaginary)
 }
 
 fn real_part(st: &mut Statement, bits: u64, format: Format, part: Part) -> bool {
-    if st.error != 0 {
-        return false;
+    match formatted(st) {
+        Err(()) => false,
+        Ok(Some(e)) => edit::real(st, e, bits, format),
+        Ok(None) => {
+            let mut text = [0u8; 40];
+            let len = real_text(&mut st.scratch, bits, format, &mut text);
+            st.number(&text[..len], part)
+        }
     }
-    let mut text = [0u8; 40];
-    let len = real_text(&mut st.scratch, bits, format, &mut text);
-    st.number(&text[..len], part)
 }
 
 /// A real's list-directed text (module docs) into `out`; its length.
 fn real_text(s: &mut Scratch, bits: u64, format: Format, out: &mut [u8; 40]) -> usize {
-    let (width, precision) = match format {
-        Format::Single => (32, 24),
-        Format::Double => (64, 53),
-    };
-    let negative = bits >> (width - 1) & 1 == 1;
-    let magnitude = bits & ((1u64 << (width - 1)) - 1);
-    let infinity = ((1u64 << (width - precision)) - 1) << (precision - 1);
+    let v = decimal::Real::of(bits, format);
     let mut text = Text { out, len: 0 };
-    if magnitude > infinity {
+    if v.special == Some(b"NaN") {
         text.push(b"NaN");
         return text.len;
     }
-    if negative {
+    if v.negative {
         text.push(b"-");
     }
-    if magnitude == infinity {
-        text.push(b"Inf");
-    } else if magnitude == 0 {
+    if let Some(inf) = v.special {
+        text.push(inf);
+    } else if v.is_zero() {
         text.push(b"0.");
     } else {
-        let rounded = decimal::one_digit_exponent(s, magnitude, format);
-        let d = decimal::shortest(s, magnitude, format);
+        let rounded = decimal::one_digit_exponent(s, v.magnitude, format);
+        let d = decimal::shortest(s, v.magnitude, format);
         let digits = d.as_bytes();
         if rounded < 0 || rounded > format.list_f_limit() {
             text.push(&digits[..1]).push(b".").push(&digits[1..]).push(b"E");
@@ -384,17 +515,23 @@ impl Text<'_> {
 
 /// A LOGICAL item: `T` or `F`.
 pub fn logical(st: &mut Statement, truth: bool) -> bool {
-    if st.error != 0 {
-        return false;
+    match formatted(st) {
+        Err(()) => false,
+        Ok(Some(e)) => edit::logical(st, e, truth),
+        Ok(None) => st.space_or_advance(1, false) && st.emit(if truth { b"T" } else { b"F" }),
     }
-    st.space_or_advance(1, false) && st.emit(if truth { b"T" } else { b"F" })
 }
 
 /// A CHARACTER item of kind 1, `length` characters at `chars`.
 pub fn character(st: &mut Statement, chars: Addr, length: usize) -> bool {
-    if st.error != 0 {
-        return false;
+    match formatted(st) {
+        Err(()) => false,
+        Ok(Some(e)) => edit::character(st, e, chars, length),
+        Ok(None) => list_character(st, chars, length),
     }
+}
+
+fn list_character(st: &mut Statement, chars: Addr, length: usize) -> bool {
     if length > 0 && !st.space_or_advance(1, true) {
         return false;
     }
@@ -408,7 +545,7 @@ pub fn character(st: &mut Statement, chars: Addr, length: usize) -> bool {
         }
         for i in 0..chunk {
             let b: u8 = chars.plus(put + i).load();
-            ok = st.emit(&[b]);
+            ok = ok && st.emit(&[b]);
         }
         put += chunk;
     }
@@ -426,15 +563,15 @@ pub fn descriptor(st: &mut Statement, d: Desc) -> bool {
     for _ in 0..d.elements() {
         let at = d.base().offset(walk.offset());
         let ok = match (category, kind) {
-            (TypeCategory::Integer, 1) => integer(st, at.load::<i8>().into()),
-            (TypeCategory::Integer, 2) => integer(st, at.load::<i16>().into()),
-            (TypeCategory::Integer, 4) => integer(st, at.load::<i32>().into()),
-            (TypeCategory::Integer, 8) => integer(st, at.load::<i64>().into()),
-            (TypeCategory::Integer, 16) => integer(st, (at.plus(8).load::<i64>() as i128) << 64 | at.load::<u64>() as i128),
-            (TypeCategory::Unsigned, 1) => integer(st, at.load::<u8>().into()),
-            (TypeCategory::Unsigned, 2) => integer(st, at.load::<u16>().into()),
-            (TypeCategory::Unsigned, 4) => integer(st, at.load::<u32>().into()),
-            (TypeCategory::Unsigned, 8) => integer(st, at.load::<u64>().into()),
+            (TypeCategory::Integer, 1) => integer(st, at.load::<i8>().into(), 1),
+            (TypeCategory::Integer, 2) => integer(st, at.load::<i16>().into(), 2),
+            (TypeCategory::Integer, 4) => integer(st, at.load::<i32>().into(), 4),
+            (TypeCategory::Integer, 8) => integer(st, at.load::<i64>().into(), 8),
+            (TypeCategory::Integer, 16) => integer(st, (at.plus(8).load::<i64>() as i128) << 64 | at.load::<u64>() as i128, 16),
+            (TypeCategory::Unsigned, 1) => integer(st, at.load::<u8>().into(), 1),
+            (TypeCategory::Unsigned, 2) => integer(st, at.load::<u16>().into(), 2),
+            (TypeCategory::Unsigned, 4) => integer(st, at.load::<u32>().into(), 4),
+            (TypeCategory::Unsigned, 8) => integer(st, at.load::<u64>().into(), 8),
             (TypeCategory::Real, 4) => real(st, at.load::<u32>().into(), Format::Single),
             (TypeCategory::Real, 8) => real(st, at.load::<u64>(), Format::Double),
             (TypeCategory::Complex, 4) => complex(st, at.load::<u32>().into(), at.plus(4).load::<u32>().into(), Format::Single),
