@@ -13,6 +13,7 @@ mod fortran_common;
 
 use common::trap_message;
 use fortran_common::*;
+use omprt_abi::fortran::*;
 use omprt_device_rtl::arch::sim;
 use omprt_device_rtl::exports::fortran::*;
 use std::ffi::c_void;
@@ -154,6 +155,75 @@ fn arrays_print_element_by_element() {
         _FortranAioEndIoStatement(cookie);
     });
     assert_eq!(sim::take_device_output(), " 1 2 3 4 5 1.5 -2. .25 4. T F ab c  \n");
+}
+
+/// `type inner; integer :: k; character(3) :: c; end type` and `type
+/// outer; real(8) :: x; integer(2) :: v(3); type(inner) :: in; logical ::
+/// flag; end type`, and two `outer` values in memory as flang lays them.
+fn outer_pair() -> (TypeDesc, TypeDesc, Vec<u64>) {
+    let inner = TypeDesc::new(8, vec![Comp::data(TypeCategory::Integer, 4, 0), Comp { len: 3, ..Comp::data(TypeCategory::Character, 1, 4) }], vec![]);
+    let outer = TypeDesc::new(
+        32,
+        vec![
+            Comp::data(TypeCategory::Real, 8, 0),
+            Comp { rank: 1, bounds: vec![(1, 3)], ..Comp::data(TypeCategory::Integer, 2, 8) },
+            Comp { derived: Some(inner.ptr()), ..Comp::data(TypeCategory::Derived, 0, 16) },
+            Comp::data(TypeCategory::Logical, 4, 24),
+        ],
+        vec![],
+    );
+    let mut data = vec![0u64; 8];
+    let bytes = unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, 64) };
+    for (i, (x, v, k, c, flag)) in [(2.5f64, [1i16, 2, 3], 7i32, b"abc", 1u32), (-1.5, [4, 5, 6], -8, b"de ", 0)].into_iter().enumerate() {
+        let o = &mut bytes[32 * i..32 * (i + 1)];
+        o[..8].copy_from_slice(&x.to_ne_bytes());
+        for (j, n) in v.iter().enumerate() {
+            o[8 + 2 * j..10 + 2 * j].copy_from_slice(&n.to_ne_bytes());
+        }
+        o[16..20].copy_from_slice(&k.to_ne_bytes());
+        o[20..23].copy_from_slice(c);
+        o[24..28].copy_from_slice(&flag.to_ne_bytes());
+    }
+    (inner, outer, data)
+}
+
+#[test]
+fn derived_types_print_their_components_in_order() {
+    let (_inner, outer, mut data) = outer_pair();
+    let mut d = Desc::empty();
+    d.establish(data.as_mut_ptr().cast(), 32, type_code::STRUCT, attribute::OTHER, &[Dim { lower_bound: 1, extent: 2, byte_stride: 32 }], Some(outer.ptr()));
+    let p = d.ptr() as usize;
+    let run = |format: Option<&'static str>| {
+        let _ = sim::take_device_output();
+        on_device(move || unsafe {
+            let cookie = match format {
+                None => _FortranAioBeginExternalListOutput(6, file(), 1),
+                Some(f) => _FortranAioBeginExternalFormattedOutput(f.as_ptr().cast(), f.len() as i64, std::ptr::null(), 6, file(), 1),
+            };
+            assert!(_FortranAioOutputDerivedType(cookie, p as *const c_void, std::ptr::null()));
+            _FortranAioEndIoStatement(cookie);
+        });
+        sim::take_device_output()
+    };
+    assert_eq!(run(None), " 2.5 1 2 3 7 abc T -1.5 4 5 6 -8 de  F\n");
+    assert_eq!(run(Some("(F5.1,3I2,I3,A4,L2)")), "  2.5 1 2 3  7 abc T\n -1.5 4 5 6 -8 de  F\n");
+}
+
+#[test]
+fn integer_16_prints_all_its_digits() {
+    let _ = sim::take_device_output();
+    on_device(|| unsafe {
+        let cookie = _FortranAioBeginExternalListOutput(6, file(), 1);
+        _FortranAioOutputInteger128(cookie, 12345678901234567890123456789);
+        _FortranAioOutputInteger128(cookie, -i128::MAX);
+        _FortranAioEndIoStatement(cookie);
+        let f = "(I0,1X,Z0)";
+        let cookie = _FortranAioBeginExternalFormattedOutput(f.as_ptr().cast(), f.len() as i64, std::ptr::null(), 6, file(), 1);
+        _FortranAioOutputInteger128(cookie, -1);
+        _FortranAioOutputInteger128(cookie, -1);
+        _FortranAioEndIoStatement(cookie);
+    });
+    assert_eq!(sim::take_device_output(), " 12345678901234567890123456789 -170141183460469231731687303715884105727\n-1 FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF\n");
 }
 
 /// `WRITE(string, *) items` into a string of `len` x's: the string and

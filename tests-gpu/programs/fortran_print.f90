@@ -2,10 +2,26 @@
 ! type, arrays and sections, a record longer than a line, WRITE to a
 ! character variable (and IOSTAT= for one that overruns), formatted PRINT
 ! and WRITE (integer, real, logical and character edit descriptors,
-! positioning, reversion, a format in a variable), and a line from each of
-! 64 threads at once, which must arrive whole. The expected output is what
-! flang's host runtime prints for the same statements.
+! positioning, reversion, a format in a variable), derived types and
+! INTEGER(16), and a line from each of 64 threads at once, which must
+! arrive whole. The expected output is what flang's host runtime prints
+! for the same statements.
+module fp_types
+  implicit none
+  type inner
+    integer :: k
+    character(len=3) :: c
+  end type
+  type outer
+    real(8) :: x
+    integer(2) :: v(3)
+    type(inner) :: in
+    logical :: flag
+  end type
+end module fp_types
+
 program fortran_print
+  use fp_types
   implicit none
   integer :: i, ios
   integer :: a(6)
@@ -16,9 +32,14 @@ program fortran_print
   character(len=16) :: buf
   character(len=4) :: small
   character(len=12) :: fmt
+  type(outer) :: o(2)
+  integer(16) :: big
   a = [(i * i, i = 1, 6)]
   m = reshape([(i * 0.5d0, i = 1, 6)], [2, 3])
-  !$omp target map(to: a, m) map(from: ios)
+  o(1) = outer(2.5d0, [1_2, 2_2, 3_2], inner(7, 'abc'), .true.)
+  o(2) = outer(-1.5d0, [4_2, 5_2, 6_2], inner(-8, 'de '), .false.)
+  big = 12345678901234567890123456789_16
+  !$omp target map(to: a, m, o, big) map(from: ios)
   r = 1.0 / 3.0
   x = 1.0d0 / 3.0d0
   c = (1.5, -2.0)
@@ -43,6 +64,9 @@ program fortran_print
   write(*, '(T5,A,TL3,A)') 'abcd', 'X'
   fmt = '(A,F6.2)'
   write(*, fmt) 'variable format:', 2.5d0
+  print *, 'derived:', o
+  print '(A,F5.1,3I2,I3,A4,L2)', 'derived:', o(2)
+  print *, 'integer(16):', big, -big
   !$omp end target
   !$omp target teams distribute parallel do num_teams(2) thread_limit(32)
   do i = 1, 64

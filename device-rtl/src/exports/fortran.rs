@@ -1481,6 +1481,12 @@ pub unsafe extern "C-unwind" fn _FortranAioOutputInteger64(cookie: VoidPtr, n: i
 }
 
 #[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputInteger128(cookie: VoidPtr, n: i128) -> bool {
+    // SAFETY: a live statement's cookie.
+    output::integer(unsafe { statement(cookie) }, n, 16)
+}
+
+#[unsafe(no_mangle)]
 pub unsafe extern "C-unwind" fn _FortranAioOutputReal32(cookie: VoidPtr, x: f32) -> bool {
     // SAFETY: a live statement's cookie.
     output::real(unsafe { statement(cookie) }, x.to_bits().into(), Format::Single)
@@ -1514,6 +1520,26 @@ pub unsafe extern "C-unwind" fn _FortranAioOutputLogical(cookie: VoidPtr, truth:
 pub unsafe extern "C-unwind" fn _FortranAioOutputDescriptor(cookie: VoidPtr, item: *const c_void) -> bool {
     // SAFETY: a live statement's cookie; flang's descriptor of the item.
     unsafe { output::descriptor(statement(cookie), desc(item)) }
+}
+
+/// `NonTbpDefinedIoTable`: the defined I/O procedures flang passes with a
+/// derived-type item (`items` of them).
+#[repr(C)]
+struct DefinedIoTable {
+    items: usize,
+    item: *const c_void,
+    ignore_non_tbp_entries: bool,
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C-unwind" fn _FortranAioOutputDerivedType(cookie: VoidPtr, item: *const c_void, table: *const c_void) -> bool {
+    // SAFETY: a live statement's cookie; flang's descriptor of the item and
+    // its table of defined I/O procedures, or null.
+    unsafe {
+        let table = table.cast::<DefinedIoTable>();
+        let defined_io = !table.is_null() && (*table).items > 0;
+        output::derived(statement(cookie), desc(item), defined_io)
+    }
 }
 
 #[unsafe(no_mangle)]

@@ -39,7 +39,8 @@ use super::edit;
 use super::format::{self, DataEdit, Step};
 use super::memory::{self, Addr};
 use super::terminator::{self, Site};
-use omprt_abi::fortran::{TypeCategory, category_and_kind};
+use super::type_info::TypeInfo;
+use omprt_abi::fortran::{TypeCategory, category_and_kind, component_genre, special_binding};
 
 /// Characters in a list-directed record of the device's output.
 const LIST_RECORD: usize = 79;
@@ -557,35 +558,11 @@ fn list_character(st: &mut Statement, chars: Addr, length: usize) -> bool {
 /// without an entry point of its own): its elements in array element order.
 pub fn descriptor(st: &mut Statement, d: Desc) -> bool {
     let Some((category, kind)) = category_and_kind(d.type_code()) else {
-        unsupported_item(b"PRINT/WRITE of a derived-type item")
+        unsupported_item(b"_FortranAioOutputDescriptor", b"PRINT/WRITE of a derived-type item")
     };
     let mut walk = Walk::new(d);
     for _ in 0..d.elements() {
-        let at = d.base().offset(walk.offset());
-        let ok = match (category, kind) {
-            (TypeCategory::Integer, 1) => integer(st, at.load::<i8>().into(), 1),
-            (TypeCategory::Integer, 2) => integer(st, at.load::<i16>().into(), 2),
-            (TypeCategory::Integer, 4) => integer(st, at.load::<i32>().into(), 4),
-            (TypeCategory::Integer, 8) => integer(st, at.load::<i64>().into(), 8),
-            (TypeCategory::Integer, 16) => integer(st, (at.plus(8).load::<i64>() as i128) << 64 | at.load::<u64>() as i128, 16),
-            (TypeCategory::Unsigned, 1) => integer(st, at.load::<u8>().into(), 1),
-            (TypeCategory::Unsigned, 2) => integer(st, at.load::<u16>().into(), 2),
-            (TypeCategory::Unsigned, 4) => integer(st, at.load::<u32>().into(), 4),
-            (TypeCategory::Unsigned, 8) => integer(st, at.load::<u64>().into(), 8),
-            (TypeCategory::Real, 4) => real(st, at.load::<u32>().into(), Format::Single),
-            (TypeCategory::Real, 8) => real(st, at.load::<u64>(), Format::Double),
-            (TypeCategory::Complex, 4) => complex(st, at.load::<u32>().into(), at.plus(4).load::<u32>().into(), Format::Single),
-            (TypeCategory::Complex, 8) => complex(st, at.load::<u64>(), at.plus(8).load::<u64>(), Format::Double),
-            (TypeCategory::Logical, 1) => logical(st, at.load::<u8>() != 0),
-            (TypeCategory::Logical, 2) => logical(st, at.load::<u16>() != 0),
-            (TypeCategory::Logical, 4) => logical(st, at.load::<u32>() != 0),
-            (TypeCategory::Logical, 8) => logical(st, at.load::<u64>() != 0),
-            (TypeCategory::Character, 1) => character(st, at, d.elem_len()),
-            (TypeCategory::Character, _) => unsupported_item(b"PRINT/WRITE of CHARACTER of kind 2 or 4"),
-            (TypeCategory::Real | TypeCategory::Complex, _) => unsupported_item(b"PRINT/WRITE of REAL or COMPLEX of kind 2, 3, 10 or 16"),
-            _ => unsupported_item(b"PRINT/WRITE of a derived-type item"),
-        };
-        if !ok {
+        if !element(st, d.base().offset(walk.offset()), category, kind, d.elem_len()) {
             return false;
         }
         walk.advance();
@@ -593,7 +570,113 @@ pub fn descriptor(st: &mut Statement, d: Desc) -> bool {
     true
 }
 
+/// The element at `at` of an intrinsic type (`elem_len`: a character
+/// value's length).
+fn element(st: &mut Statement, at: Addr, category: TypeCategory, kind: i32, elem_len: usize) -> bool {
+    match (category, kind) {
+        (TypeCategory::Integer, 1) => integer(st, at.load::<i8>().into(), 1),
+        (TypeCategory::Integer, 2) => integer(st, at.load::<i16>().into(), 2),
+        (TypeCategory::Integer, 4) => integer(st, at.load::<i32>().into(), 4),
+        (TypeCategory::Integer, 8) => integer(st, at.load::<i64>().into(), 8),
+        (TypeCategory::Integer, 16) => integer(st, (at.plus(8).load::<i64>() as i128) << 64 | at.load::<u64>() as i128, 16),
+        (TypeCategory::Unsigned, 1) => integer(st, at.load::<u8>().into(), 1),
+        (TypeCategory::Unsigned, 2) => integer(st, at.load::<u16>().into(), 2),
+        (TypeCategory::Unsigned, 4) => integer(st, at.load::<u32>().into(), 4),
+        (TypeCategory::Unsigned, 8) => integer(st, at.load::<u64>().into(), 8),
+        (TypeCategory::Real, 4) => real(st, at.load::<u32>().into(), Format::Single),
+        (TypeCategory::Real, 8) => real(st, at.load::<u64>(), Format::Double),
+        (TypeCategory::Complex, 4) => complex(st, at.load::<u32>().into(), at.plus(4).load::<u32>().into(), Format::Single),
+        (TypeCategory::Complex, 8) => complex(st, at.load::<u64>(), at.plus(8).load::<u64>(), Format::Double),
+        (TypeCategory::Logical, 1) => logical(st, at.load::<u8>() != 0),
+        (TypeCategory::Logical, 2) => logical(st, at.load::<u16>() != 0),
+        (TypeCategory::Logical, 4) => logical(st, at.load::<u32>() != 0),
+        (TypeCategory::Logical, 8) => logical(st, at.load::<u64>() != 0),
+        (TypeCategory::Character, 1) => character(st, at, elem_len),
+        (TypeCategory::Character, _) => unsupported_item(b"_FortranAioOutputDescriptor", b"PRINT/WRITE of CHARACTER of kind 2 or 4"),
+        (TypeCategory::Real | TypeCategory::Complex, _) => {
+            unsupported_item(b"_FortranAioOutputDescriptor", b"PRINT/WRITE of REAL or COMPLEX of kind 2, 3, 10 or 16")
+        }
+        _ => unsupported_item(b"_FortranAioOutputDescriptor", b"PRINT/WRITE of a derived-type item"),
+    }
+}
+
+/// Derived types nested inside an item that output walks into.
+const NESTING: usize = 8;
+
+/// An item of derived type (`_FortranAioOutputDerivedType`), without
+/// defined I/O: each element's components in order (the parent's first),
+/// nested derived types walked into, as flang-rt writes them. A work list,
+/// not recursion, keeps the call graph free of cycles (nvlink then bounds
+/// the kernel's stack).
+pub fn derived(st: &mut Statement, d: Desc, defined_io: bool) -> bool {
+    let Some(t) = d.derived_type() else {
+        unsupported_item(b"_FortranAioOutputDerivedType", b"PRINT/WRITE of an unlimited polymorphic item")
+    };
+    if defined_io || t.special(special_binding::WRITE_FORMATTED).is_some() {
+        unsupported_item(b"_FortranAioOutputDerivedType", b"defined output (WRITE(FORMATTED)) of a derived type");
+    }
+    let mut walk = Walk::new(d);
+    for _ in 0..d.elements() {
+        if !instance(st, t, d.base().offset(walk.offset()), d) {
+            return false;
+        }
+        walk.advance();
+    }
+    true
+}
+
+/// Where output stands in one instance of a derived type: the component
+/// and that component's element.
+#[derive(Clone, Copy)]
+struct Place {
+    ty: TypeInfo,
+    at: Addr,
+    component: usize,
+    element: usize,
+}
+
+/// The components of the instance of `t` at `at` (`outer` gives the LEN
+/// parameters of the outermost one).
+fn instance(st: &mut Statement, t: TypeInfo, at: Addr, outer: Desc) -> bool {
+    let mut stack = [Place { ty: t, at, component: 0, element: 0 }; NESTING];
+    let mut depth = 1;
+    while depth > 0 {
+        let place = stack[depth - 1];
+        let Some(c) = place.ty.components().nth(place.component) else {
+            depth -= 1;
+            continue;
+        };
+        let lengths = if depth == 1 { Some(outer) } else { None };
+        if c.genre() != component_genre::DATA {
+            unsupported_item(b"_FortranAioOutputDerivedType", b"PRINT/WRITE of a derived type with an allocatable or pointer component");
+        }
+        if place.element >= c.elements(lengths) {
+            stack[depth - 1] = Place { component: place.component + 1, element: 0, ..place };
+            continue;
+        }
+        stack[depth - 1].element += 1;
+        let bytes = c.element_bytes(lengths);
+        let at = place.at.plus(c.offset() + place.element * bytes);
+        match (c.category(), c.derived_type()) {
+            (Some(TypeCategory::Derived), Some(inner)) => {
+                if depth == NESTING {
+                    unsupported_item(b"_FortranAioOutputDerivedType", b"PRINT/WRITE of derived types nested more than 8 deep");
+                }
+                stack[depth] = Place { ty: inner, at, component: 0, element: 0 };
+                depth += 1;
+            }
+            (Some(category), None) => {
+                if !element(st, at, category, c.kind() as i32, bytes) {
+                    return false;
+                }
+            }
+            _ => unsupported_item(b"_FortranAioOutputDerivedType", b"PRINT/WRITE of an unlimited polymorphic component"),
+        }
+    }
+    true
+}
+
 #[cold]
-fn unsupported_item(what: &[u8]) -> ! {
-    terminator::unsupported(b"_FortranAioOutputDescriptor", what)
+fn unsupported_item(entry: &[u8], what: &[u8]) -> ! {
+    terminator::unsupported(entry, what)
 }
