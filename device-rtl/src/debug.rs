@@ -236,19 +236,28 @@ pub fn check(condition: bool, message: &'static [u8]) {
     }
 }
 
-/// `#pragma omp error at(execution)`: prints the user's message; a fatal
-/// severity then traps, saying where the directive is (`loc`).
+/// `#pragma omp error at(execution)`. A warning prints LLVM's line, `OMP:
+/// <file>:<line>:<column>: Encountered user-directed warning: <message>.`
+/// (`unknown:0:0` where clang passes no location, no `: <message>` without
+/// a message); the location is always written out, as only kernels with
+/// the directive call this. A fatal severity traps, saying where the
+/// directive is (`loc`).
 ///
 /// # Safety
 /// `message` is null or a NUL-terminated string that lives for the kernel;
 /// `loc` is null or clang's `ident_t`.
 pub unsafe fn user_error(loc: *const Ident, fatal: bool, message: *const u8) {
-    // SAFETY: forwarded from the caller.
-    let message: &[u8] = if message.is_null() { b"(no message)\0" } else { unsafe { arch::c_string(message) } };
     if fatal {
+        // SAFETY: forwarded from the caller.
+        let message: &[u8] = if message.is_null() { b"(no message)\0" } else { unsafe { arch::c_string(message) } };
         report_naming(b"error directive: \0", message, loc)
     }
-    arch::print_naming(b"warning directive\0", message)
+    let mut line = [0u8; arch::TRAP_LINE_BYTES];
+    // SAFETY: null, or clang's `ident_t` with its NUL-terminated `psource`.
+    let written = unsafe { write_location(&mut line, if loc.is_null() { core::ptr::null() } else { (*loc).psource }) };
+    let location = if written == LOCATION_NOT_PASSED.as_ptr() || written == NO_LOCATION.as_ptr() { c"unknown:0:0".as_ptr().cast() } else { written };
+    // SAFETY: both NUL-terminated (the message when not null).
+    unsafe { arch::print_user_warning(location, message) }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use omprt_abi::ExecMode;
+use omprt_abi::{ExecMode, Ident};
 use omprt_device_rtl::arch::sim;
 use omprt_device_rtl::exports::{api::*, kernel::*, misc::*, parallel::*, sync::*};
 use std::ffi::c_void;
@@ -365,10 +365,25 @@ fn single_master_and_error_directive() {
         __kmpc_end_single(std::ptr::null(), 0);
         assert_eq!(__kmpc_master(std::ptr::null(), 0), 1);
         assert_eq!(__kmpc_cancel(std::ptr::null(), 0, 1), 0);
-        __kmpc_error(std::ptr::null(), 1, c"a warning".as_ptr().cast());
         __kmpc_target_deinit();
     });
     assert_eq!(singles.load(Ordering::Relaxed), 1);
+    // A warning prints LLVM's line, with or without a location and message.
+    let _ = sim::take_device_output();
+    let here = Ident { reserved_1: 0, flags: 2, reserved_2: 0, reserved_3: 0, psource: c";prog.c;main;12;9;;".as_ptr().cast() };
+    let unknown = Ident { psource: c";unknown;unknown;0;0;;".as_ptr().cast(), ..here };
+    let (here, unknown) = (&here as *const Ident as usize, &unknown as *const Ident as usize);
+    sim::launch(1, 1, || unsafe {
+        __kmpc_error(here as *const Ident, 1, c"a warning".as_ptr().cast());
+        __kmpc_error(unknown as *const Ident, 1, std::ptr::null());
+        __kmpc_error(std::ptr::null(), 1, c"no ident".as_ptr().cast());
+    });
+    assert_eq!(
+        sim::take_device_output(),
+        "OMP: prog.c:12:9: Encountered user-directed warning: a warning.\n\
+         OMP: unknown:0:0: Encountered user-directed warning.\n\
+         OMP: unknown:0:0: Encountered user-directed warning: no ident.\n"
+    );
     let env = Shared(kernel_env(ExecMode::SPMD, 32));
     let msg = trap_message(|| sim::launch(1, 1, || unsafe {
         __kmpc_target_init(env.get(), no_launch_env());

@@ -113,7 +113,6 @@ pub struct Features {
 pub fn missing_feature_reason(feature: &str) -> &'static str {
     match feature {
         "libomptarget-debug" => "Debian's libomptarget 22 is built without debug output (no LIBOMPTARGET_DEBUG in libomptarget.so.22.1)",
-        "libc" => "Debian's LLVM 22 ships no GPU C library (libcgpu-nvptx.a)",
         "pgo" => "Debian's LLVM 22 ships no GPU profiling runtime",
         "apu" => "an AMD APU (MI300A)",
         "amdgpu" | "amdgcn-amd-amdhsa" | "amdgcn-amd-amdhsa-LTO" => "an AMD GPU target",
@@ -128,11 +127,14 @@ pub fn missing_feature_reason(feature: &str) -> &'static str {
 impl Features {
     /// The features of `level` on the GPU machine: the target, `gpu`,
     /// `unified_shared_memory` (lit.cfg: every NVIDIA arch from sm_70),
-    /// `ompt` (Debian's libomptarget 22 has OMPT), `flang` where flang-22 is
-    /// installed. Not: `libomptarget-debug`, `libc`, `pgo`, `apu` (see
-    /// [`missing_feature_reason`]).
+    /// `ompt` (Debian's libomptarget 22 has OMPT), `libc` (omprt's device C
+    /// library stands in for LLVM's GPU libc, which Debian does not ship: a
+    /// C function a test calls that omprt lacks fails at the device link, a
+    /// failure of omprt's), `flang` where flang-22 is installed. Not:
+    /// `libomptarget-debug`, `pgo`, `apu` (see [`missing_feature_reason`]).
     pub fn of(level: &Level) -> Features {
-        let mut present: BTreeSet<String> = [level.target, "gpu", "unified_shared_memory", "ompt"].iter().map(|s| s.to_string()).collect();
+        let mut present: BTreeSet<String> =
+            [level.target, "gpu", "unified_shared_memory", "ompt", "libc"].iter().map(|s| s.to_string()).collect();
         if tools::flang().is_ok() {
             present.insert("flang".into());
         }
@@ -1271,8 +1273,8 @@ mod tests {
     #[test]
     fn missing_features_are_explained() {
         let f = Features { present: ["gpu", "nvptx64-nvidia-cuda"].iter().map(|s| s.to_string()).collect() };
-        let r = f.explain("REQUIRES: gpu, libc");
-        assert!(r.contains("libc: Debian's LLVM 22 ships no GPU C library") && !r.contains("gpu:"), "{r}");
+        let r = f.explain("REQUIRES: gpu, pgo");
+        assert!(r.contains("pgo: Debian's LLVM 22 ships no GPU profiling runtime") && !r.contains("gpu:"), "{r}");
         assert_eq!(f.explain("UNSUPPORTED: nvptx64-nvidia-cuda"), "UNSUPPORTED: nvptx64-nvidia-cuda (upstream excludes this target)");
     }
 }

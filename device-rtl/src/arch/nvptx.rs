@@ -509,6 +509,31 @@ pub fn print_naming(what: &[u8], name: &[u8]) {
     }
 }
 
+/// Prints LLVM's line for an `error` directive's warning: `OMP: <location>:
+/// Encountered user-directed warning[: <message>].`
+///
+/// # Safety
+/// `location` is NUL-terminated; `message` is null or NUL-terminated.
+#[inline(never)]
+#[cold]
+pub unsafe fn print_user_warning(location: *const u8, message: *const u8) {
+    #[repr(C)]
+    struct Args {
+        location: *const u8,
+        message: *const u8,
+    }
+    let args = Args { location, message };
+    // SAFETY: the strings match the format's %s (the second only when there
+    // is a message).
+    unsafe {
+        if message.is_null() {
+            vprintf(b"OMP: %s: Encountered user-directed warning.\n\0".as_ptr(), (&raw const args).cast());
+        } else {
+            vprintf(b"OMP: %s: Encountered user-directed warning: %s.\n\0".as_ptr(), (&raw const args).cast());
+        }
+    }
+}
+
 /// Prints a NUL-terminated string and a newline with the device printf;
 /// returns what `vprintf` returns (negative on failure).
 ///

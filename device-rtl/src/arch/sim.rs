@@ -765,6 +765,22 @@ unsafe fn c_string(s: *const u8) -> String {
     unsafe { std::ffi::CStr::from_ptr(s.cast()) }.to_string_lossy().into_owned()
 }
 
+/// The device's `print_user_warning`, into the device output.
+///
+/// # Safety
+/// `location` is NUL-terminated; `message` is null or NUL-terminated.
+pub unsafe fn print_user_warning(location: *const u8, message: *const u8) {
+    // SAFETY: forwarded from the caller.
+    let (location, message) = unsafe { (c_string(location), c_string(message)) };
+    let line = if message.is_empty() {
+        format!("OMP: {location}: Encountered user-directed warning.\0")
+    } else {
+        format!("OMP: {location}: Encountered user-directed warning: {message}.\0")
+    };
+    // SAFETY: NUL-terminated above.
+    unsafe { print_line(line.as_ptr()) };
+}
+
 /// Appends the line to the launching thread's device output
 /// ([`take_device_output`]).
 ///
