@@ -155,10 +155,10 @@ pub const LOCATION_NOT_KNOWN_HERE: &[u8] = b"source location unknown: clang pass
 /// # Safety
 /// `psource` is null or a NUL-terminated string.
 #[inline(always)]
-pub unsafe fn write_location(line: &mut [u8; arch::TRAP_LINE_BYTES], psource: *const u8) -> *const u8 {
+pub unsafe fn write_location<const N: usize>(line: &mut [u8; N], psource: *const u8) -> *const u8 {
     let out = line.as_mut_ptr();
     // SAFETY: a NUL-terminated string's bytes up to its NUL, which the
-    // prefix test stops at too; `out` below `TRAP_LINE_BYTES`, as each
+    // prefix test stops at too; `out` below `N`, as each
     // write checks.
     unsafe {
         if psource.is_null() {
@@ -190,7 +190,7 @@ pub unsafe fn write_location(line: &mut [u8; arch::TRAP_LINE_BYTES], psource: *c
             }
             // The file's end is cut where it would leave no room for the rest.
             let room = if field == 0 { ROW_AND_COLUMN_ROOM } else { 1 };
-            if n + room < arch::TRAP_LINE_BYTES {
+            if n + room < N {
                 *out.add(n) = b;
                 n += 1;
             }
@@ -236,6 +236,9 @@ pub fn check(condition: bool, message: &'static [u8]) {
     }
 }
 
+/// Bytes of an `error` directive warning's location, its NUL included.
+const WARNING_LOCATION_BYTES: usize = 160;
+
 /// `#pragma omp error at(execution)`. A warning prints LLVM's line, `OMP:
 /// <file>:<line>:<column>: Encountered user-directed warning: <message>.`
 /// (`unknown:0:0` where clang passes no location, no `: <message>` without
@@ -252,7 +255,9 @@ pub unsafe fn user_error(loc: *const Ident, fatal: bool, message: *const u8) {
         let message: &[u8] = if message.is_null() { b"(no message)\0" } else { unsafe { arch::c_string(message) } };
         report_naming(b"error directive: \0", message, loc)
     }
-    let mut line = [0u8; arch::TRAP_LINE_BYTES];
+    // Room for the location: every runtime frame stays within 256 bytes
+    // (`runtime_stack_frames_stay_small`); a longer file name is cut.
+    let mut line = [0u8; WARNING_LOCATION_BYTES];
     // SAFETY: null, or clang's `ident_t` with its NUL-terminated `psource`.
     let written = unsafe { write_location(&mut line, if loc.is_null() { core::ptr::null() } else { (*loc).psource }) };
     let location = if written == LOCATION_NOT_PASSED.as_ptr() || written == NO_LOCATION.as_ptr() { c"unknown:0:0".as_ptr().cast() } else { written };
