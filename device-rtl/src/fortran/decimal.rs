@@ -117,6 +117,20 @@ impl Big {
 /// The most significant digits [`rounded`] gives.
 pub const MAX_DIGITS: usize = 128;
 
+/// The next decimal digit of the fraction `r / d` (below 1): `r` becomes
+/// the rest, `10 r - digit * d`. `below` takes the digits of the value
+/// just below the fraction: the rest stays in (0, d], so a fraction whose
+/// digits end continues with nines.
+fn next_digit(r: &mut Big, d: &Big, below: bool) -> u8 {
+    r.mul_small(10);
+    let mut digit = 0;
+    while if below { r.cmp(d).is_gt() } else { !r.cmp(d).is_lt() } {
+        r.sub(d);
+        digit += 1;
+    }
+    digit
+}
+
 /// Room for the conversion's three numbers, and the digits of [`rounded`].
 #[derive(Clone, Copy)]
 pub struct Scratch {
@@ -311,18 +325,8 @@ pub fn shortest(s: &mut Scratch, bits: u64, format: Format) -> Digits {
     let mut out = Digits { digit: [0; 24], len: 0, exponent: k };
     while out.len < out.digit.len() {
         // The next digit of hi - epsilon: the remainder stays in (0, D].
-        s.high.mul_small(10);
-        let mut dh = 0u8;
-        while s.high.cmp(&s.denominator).is_gt() {
-            s.high.sub(&s.denominator);
-            dh += 1;
-        }
-        s.low.mul_small(10);
-        let mut dl = 0u8;
-        while !s.low.cmp(&s.denominator).is_lt() {
-            s.low.sub(&s.denominator);
-            dl += 1;
-        }
+        let dh = next_digit(&mut s.high, &s.denominator, true);
+        let dl = next_digit(&mut s.low, &s.denominator, false);
         if dh != dl {
             out.digit[out.len] = b'0' + dh - (dh - dl) / 2;
             out.len += 1;
@@ -344,12 +348,7 @@ pub fn shortest(s: &mut Scratch, bits: u64, format: Format) -> Digits {
 pub fn one_digit_exponent(s: &mut Scratch, bits: u64, format: Format) -> i32 {
     let m = Magnitude::of(bits, format);
     let k = decimal_exponent(s, m.significand, m.exponent, false);
-    s.high.mul_small(10);
-    let mut first = 0u32;
-    while !s.high.cmp(&s.denominator).is_lt() {
-        s.high.sub(&s.denominator);
-        first += 1;
-    }
+    let first = next_digit(&mut s.high, &s.denominator, false);
     if first < 9 {
         return k;
     }
@@ -409,13 +408,7 @@ pub fn rounded(s: &mut Scratch, bits: u64, format: Format, keep: Keep, rounding:
     }
     let mut out = Rounded { len: 0, exponent: k };
     for _ in 0..n.max(0) {
-        s.high.mul_small(10);
-        let mut d = 0u8;
-        while !s.high.cmp(&s.denominator).is_lt() {
-            s.high.sub(&s.denominator);
-            d += 1;
-        }
-        s.digits[out.len] = b'0' + d;
+        s.digits[out.len] = b'0' + next_digit(&mut s.high, &s.denominator, false);
         out.len += 1;
     }
     if n <= 0 {
@@ -468,12 +461,7 @@ pub fn rounded(s: &mut Scratch, bits: u64, format: Format, keep: Keep, rounding:
 /// 0.0499.. becomes 0.1) or always away from zero (`RU,F6.1` of 0.0095 is
 /// `0.1`, of 1e-5 `0.0`).
 fn below_last_place(s: &mut Scratch, k: i32, n: i32, rounding: Rounding) -> Rounded {
-    s.high.mul_small(10);
-    let mut first = 0u32;
-    while !s.high.cmp(&s.denominator).is_lt() {
-        s.high.sub(&s.denominator);
-        first += 1;
-    }
+    let first = next_digit(&mut s.high, &s.denominator, false);
     let rest = s.high.len != 0;
     s.high.mul_small(2);
     let half = s.high.cmp(&s.denominator);
