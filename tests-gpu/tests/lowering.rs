@@ -188,6 +188,69 @@ fn flang_corpus_links_passes_ptxas_and_declares_each_entry_point_with_omprts_typ
     assert!(declared > 100, "{}: {declared} omp_lib constants declared; the test no longer needs the Fortran member", ll.display());
 }
 
+/// Output statements and the reductions without `DIM=` take no more
+/// registers than `__kmpc_parallel_60`, which every flang kernel with a
+/// parallel region pays already: nvlink gives a kernel the registers of the
+/// largest function it may call, so a `PRINT` on a path a kernel never takes
+/// still sets its count, and at -O0 flang calls the runtime for every
+/// `SUM`. (See "Registers" in device-rtl/src/fortran/output.rs.)
+#[test]
+fn fortran_output_and_total_reductions_take_no_more_registers_than_a_region_call() {
+    let dir = scratch_dir("fortran-registers");
+    let totals = dir.join("totals.f90");
+    std::fs::write(&totals, TOTALS_F90).unwrap();
+    let print = xtask::repo_root().join("tests-gpu/programs/fortran_print.f90");
+    let builds = [(&print, "-O0", "_FortranAioOutputReal64"), (&print, "-O2", "_FortranAioOutputReal64"), (&totals, "-O0", "_FortranASumReal8")];
+    for (src, opt, needed) in builds {
+        let exe = corpus::build_fortran_executable(src, opt, &dir).unwrap_or_else(|e| panic!("{e}"));
+        let data = std::fs::read(&exe).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+        let input = omprt_host::image::read(&data).unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+        let cubin = input.images[0].cubin().expect("a cubin").unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+        let registers = |f: &omprt_host::image::cubin::Function| f.registers.unwrap_or_else(|| panic!("{}: no registers recorded for {}", exe.display(), f.name));
+        let region_call = cubin.functions.iter().find(|f| f.name == "__kmpc_parallel_60").map(registers);
+        let region_call = region_call.unwrap_or_else(|| panic!("{}: no __kmpc_parallel_60", exe.display()));
+        let fortran: Vec<_> = cubin.functions.iter().filter(|f| f.name.starts_with("_FortranA") || f.name.contains("omprt_device_rtl7fortran")).collect();
+        assert!(fortran.iter().any(|f| f.name == needed), "{} {opt}: no {needed}; the test no longer sees the code it bounds", src.display());
+        let worst = fortran.iter().max_by_key(|f| registers(f)).unwrap();
+        assert!(
+            registers(worst) <= region_call,
+            "{} {opt}: {} takes {} registers, __kmpc_parallel_60 {region_call}",
+            src.display(),
+            worst.name,
+            registers(worst)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A region that calls the reductions without `DIM=`, which flang's -O0
+/// code leaves to the runtime.
+const TOTALS_F90: &str = "program totals
+  implicit none
+  real(8) :: a(1000), s, p, hi
+  integer :: m(1000), lo, n
+  logical :: l(1000), t, u
+  integer :: i
+  do i = 1, 1000
+    a(i) = 1d0 + i / 1d4
+    m(i) = mod(i * 7, 1000)
+    l(i) = mod(i, 3) /= 0
+  end do
+  !$omp target map(to: a, m, l) map(from: s, p, hi, lo, n, t, u)
+  !$omp parallel num_threads(1)
+  s = sum(a)
+  p = product(a(1:10))
+  hi = maxval(a)
+  lo = minval(m)
+  n = count(l)
+  t = all(l)
+  u = any(l)
+  !$omp end parallel
+  !$omp end target
+  print *, s, p, hi, lo, n, t, u
+end program
+";
+
 /// The functions of the Fortran runtime member (flang-rt's entry points and
 /// the runtime code under them) in the images of the executable `exe`.
 fn fortran_runtime_functions(exe: &std::path::Path) -> Vec<String> {

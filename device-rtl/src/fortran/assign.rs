@@ -4,6 +4,9 @@
 //! a temporary; derived types are assigned component by component, with
 //! deep copies of allocatable components and the left-hand side finalized
 //! where flang asks for it.
+//!
+//! Its `#[inline(never)]` functions keep the runtime's registers low (see
+//! "Registers" in [`super`]).
 
 use super::derived::{self, shallow_copy, with_temporary_descriptor};
 use super::descriptor::{Desc, Walk};
@@ -156,6 +159,7 @@ const INSTANCES: u32 = 2;
 /// and derived components it leaves to do, through a [`Worklist`]. The
 /// components of two sides that do not overlap do not overlap either (an
 /// allocatable's storage is its own).
+#[inline(never)]
 fn assign_without_overlap(to: Desc, from: Desc, flags: i32, site: Site) {
     let mut work = Worklist::new();
     assign_pair(to, from, flags, site, &mut work);
@@ -171,6 +175,7 @@ pub fn assign_instance(to: Addr, from: Addr, t: TypeInfo, flags: i32, instance: 
     drain(&mut work, site);
 }
 
+#[inline(never)]
 fn drain(work: &mut Worklist, site: Site) {
     while let Some(e) = work.pop() {
         if e.kind == DESCRIPTORS {
@@ -187,7 +192,35 @@ fn drain(work: &mut Worklist, site: Site) {
 /// flang-rt's `Assign` of one pair that does not overlap: the left-hand
 /// side reallocated if it must be, finalized or its components destroyed,
 /// then copied; the components a derived type leaves go to `work`.
-fn assign_pair(to: Desc, from: Desc, mut flags: i32, site: Site, work: &mut Worklist) {
+#[inline(never)]
+fn assign_pair(to: Desc, from: Desc, flags: i32, site: Site, work: &mut Worklist) {
+    let flags = prepare_lhs(to, from, flags, site);
+    let to_elements = checked_elements(to, from, site);
+    let Some(t) = to.derived_type() else {
+        return copy_intrinsic(to, from, to_elements);
+    };
+    // The left-hand side is finalized, or its components deallocated,
+    // before the component-wise copy (7.5.6.3(1), 10.2.1.3(13)).
+    if flags & NEED_FINALIZATION != 0 {
+        derived::finalize(to, t);
+    } else if !t.no_destruction_needed() {
+        derived::destroy(to, false, t);
+    }
+    let mut nested = MAYBE_REALLOCATE | POLYMORPHIC_LHS;
+    if flags & COMPONENT_CAN_BE_DEFINED_ASSIGNMENT != 0 {
+        nested |= CAN_BE_DEFINED_ASSIGNMENT | COMPONENT_CAN_BE_DEFINED_ASSIGNMENT;
+    }
+    for n in 0..to_elements {
+        let f = if from.rank() == 0 { 0 } else { from.element_offset(n) };
+        assign_components(to.base().offset(to.element_offset(n)), from.base().offset(f), t, nested, Some(to), work);
+    }
+}
+
+/// The left-hand side of [`assign_pair`] made ready: deallocated where it
+/// must be, allocated where it is not; the flags that still apply
+/// (finalization is done, or moot, once it is deallocated).
+#[inline(never)]
+fn prepare_lhs(to: Desc, from: Desc, mut flags: i32, site: Site) -> i32 {
     let must_deallocate = flags & DEALLOCATE_LHS != 0 || must_deallocate_lhs(to, from, flags);
     let to_derived = to.derived_type();
     if to_derived.is_some_and(TypeInfo::no_finalization_needed) {
@@ -211,6 +244,13 @@ fn assign_pair(to: Desc, from: Desc, mut flags: i32, site: Site, work: &mut Work
     if to_derived.is_some_and(|t| flags & CAN_BE_DEFINED_ASSIGNMENT != 0 && t.has_defined_assignment()) {
         terminator::unsupported(b"_FortranAAssign", b"a defined assignment (ASSIGNMENT(=)) of a derived type");
     }
+    flags
+}
+
+/// The elements [`assign_pair`] assigns, once the two sides are found to
+/// agree in element count, type and element size, or a crash.
+#[inline(never)]
+fn checked_elements(to: Desc, from: Desc, site: Site) -> usize {
     let to_elements = to.elements();
     if from.rank() > 0 && to_elements != from.elements() {
         terminator::crash(site, |m| {
@@ -230,24 +270,7 @@ fn assign_pair(to: Desc, from: Desc, mut flags: i32, site: Site, work: &mut Work
             m.int(from.elem_len() as i64).text(b" bytes)");
         });
     }
-    let Some(t) = to.derived_type() else {
-        return copy_intrinsic(to, from, to_elements);
-    };
-    // The left-hand side is finalized, or its components deallocated,
-    // before the component-wise copy (7.5.6.3(1), 10.2.1.3(13)).
-    if flags & NEED_FINALIZATION != 0 {
-        derived::finalize(to, t);
-    } else if !t.no_destruction_needed() {
-        derived::destroy(to, false, t);
-    }
-    let mut nested = MAYBE_REALLOCATE | POLYMORPHIC_LHS;
-    if flags & COMPONENT_CAN_BE_DEFINED_ASSIGNMENT != 0 {
-        nested |= CAN_BE_DEFINED_ASSIGNMENT | COMPONENT_CAN_BE_DEFINED_ASSIGNMENT;
-    }
-    for n in 0..to_elements {
-        let f = if from.rank() == 0 { 0 } else { from.element_offset(n) };
-        assign_components(to.base().offset(to.element_offset(n)), from.base().offset(f), t, nested, Some(to), work);
-    }
+    to_elements
 }
 
 /// Intrinsic assignment of `elements` elements of an intrinsic type: one
@@ -300,6 +323,7 @@ pub fn copy_element(to: Addr, to_bytes: usize, from: Addr, from_bytes: usize, ch
 /// pointers copied; a derived data component's allocatable components
 /// destroyed at once and its instances, and each allocatable component
 /// (deep-copied, the left-hand side's deallocated first), left to `work`.
+#[inline(never)]
 fn assign_components(to: Addr, from: Addr, t: TypeInfo, flags: i32, instance: Option<Desc>, work: &mut Worklist) {
     for c in t.components() {
         let (tc, fc) = (to.plus(c.offset()), from.plus(c.offset()));

@@ -18,6 +18,9 @@
 //!
 //! The numbers live in a [`Scratch`] the caller provides (the I/O
 //! statement's heap block), so the conversion keeps a small stack frame.
+//!
+//! Its `#[inline(never)]` functions keep the output code's registers low
+//! (see "Registers" in [`super`]).
 
 /// 32-bit limbs of the largest number the conversion forms: a `REAL(8)`
 /// denormal's 55-bit significand times 10^324, times 10 (1136 bits).
@@ -121,6 +124,7 @@ pub const MAX_DIGITS: usize = 128;
 /// the rest, `10 r - digit * d`. `below` takes the digits of the value
 /// just below the fraction: the rest stays in (0, d], so a fraction whose
 /// digits end continues with nines.
+#[inline(never)]
 fn next_digit(r: &mut Big, d: &Big, below: bool) -> u8 {
     r.mul_small(10);
     let mut digit = 0;
@@ -255,6 +259,7 @@ impl Magnitude {
 
 /// `n * 2^exponent` as the fraction `numerator / denominator`, each scaled
 /// by 10^k so that the fraction is the value over 10^k.
+#[inline(never)]
 fn scaled(out: &mut Big, n: u64, exponent: i32, k: i32) {
     out.set(n);
     if exponent > 0 {
@@ -265,6 +270,7 @@ fn scaled(out: &mut Big, n: u64, exponent: i32, k: i32) {
     }
 }
 
+#[inline(never)]
 fn scaled_denominator(out: &mut Big, exponent: i32, k: i32) {
     out.set(1);
     if exponent < 0 {
@@ -277,6 +283,7 @@ fn scaled_denominator(out: &mut Big, exponent: i32, k: i32) {
 
 /// The smallest `k` with `n * 2^exponent <= 10^k`, where `inclusive`;
 /// with `<` otherwise. `s.high` and `s.denominator` are left scaled by it.
+#[inline(never)]
 fn decimal_exponent(s: &mut Scratch, n: u64, exponent: i32, inclusive: bool) -> i32 {
     let bits = 64 - n.leading_zeros() as i32 + exponent;
     // floor(bits * log10(2)): within one of the answer.
@@ -313,6 +320,7 @@ impl Digits {
 
 /// flang-rt's shortest digits of the finite, nonzero magnitude of `bits`
 /// (see the module's description).
+#[inline(never)]
 pub fn shortest(s: &mut Scratch, bits: u64, format: Format) -> Digits {
     let m = Magnitude::of(bits, format);
     let units = m.exponent - 2;
@@ -396,6 +404,7 @@ pub struct Rounded {
 /// place kept rounds as flang-rt rounds it ([`below_last_place`]). `Err(k)` when more
 /// than [`MAX_DIGITS`] digits are asked for, with the value's decimal
 /// exponent `k` (`10^(k-1) <= x < 10^k`).
+#[inline(never)]
 pub fn rounded(s: &mut Scratch, bits: u64, format: Format, keep: Keep, rounding: Rounding) -> Result<Rounded, i32> {
     let m = Magnitude::of(bits, format);
     let k = decimal_exponent(s, m.significand, m.exponent, false);
@@ -406,11 +415,8 @@ pub fn rounded(s: &mut Scratch, bits: u64, format: Format, keep: Keep, rounding:
     if n > MAX_DIGITS as i32 - 1 {
         return Err(k);
     }
-    let mut out = Rounded { len: 0, exponent: k };
-    for _ in 0..n.max(0) {
-        s.digits[out.len] = b'0' + next_digit(&mut s.high, &s.denominator, false);
-        out.len += 1;
-    }
+    let mut out = Rounded { len: n.max(0) as usize, exponent: k };
+    leading_digits(s, out.len);
     if n <= 0 {
         return Ok(below_last_place(s, k, n, rounding));
     }
@@ -452,6 +458,15 @@ pub fn rounded(s: &mut Scratch, bits: u64, format: Format, keep: Keep, rounding:
     Ok(out)
 }
 
+/// The first `n` digits of the fraction `s.high / s.denominator` into
+/// `s.digits`, `s.high` left the rest.
+#[inline(never)]
+fn leading_digits(s: &mut Scratch, n: usize) {
+    for i in 0..n {
+        s.digits[i] = b'0' + next_digit(&mut s.high, &s.denominator, false);
+    }
+}
+
 /// A value below the last place kept (`n <= 0` of its digits, the value
 /// below `10^k`): zero, or one unit of that place, as flang-rt decides. It
 /// rounds the value to one digit in the mode first; what is still below a
@@ -460,6 +475,7 @@ pub fn rounded(s: &mut Scratch, bits: u64, format: Format, keep: Keep, rounding:
 /// unit when nearest says so (`RN`; `RC` from the one-digit value, so
 /// 0.0499.. becomes 0.1) or always away from zero (`RU,F6.1` of 0.0095 is
 /// `0.1`, of 1e-5 `0.0`).
+#[inline(never)]
 fn below_last_place(s: &mut Scratch, k: i32, n: i32, rounding: Rounding) -> Rounded {
     let first = next_digit(&mut s.high, &s.denominator, false);
     let rest = s.high.len != 0;

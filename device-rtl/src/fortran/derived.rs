@@ -6,6 +6,9 @@
 //! walked by address, without a descriptor of their own; only a final
 //! subroutine that takes a descriptor gets one, built on the heap. Nesting
 //! is followed through a [`Worklist`], never by recursion (see `work`).
+//!
+//! Its `#[inline(never)]` functions keep the runtime's registers low (see
+//! "Registers" in [`super`]).
 
 use super::descriptor::{Desc, Walk};
 use super::memory::{self, Addr};
@@ -18,6 +21,7 @@ use omprt_abi::fortran::{TypeCategory, attribute, component_genre, descriptor_by
 /// (procedure pointers, initialized components, unallocated allocatable and
 /// disassociated pointer components), done on the first element and copied
 /// into the others.
+#[inline(never)]
 pub fn initialize(d: Desc, t: TypeInfo) {
     let elements = d.elements();
     if elements == 0 {
@@ -51,6 +55,7 @@ pub fn initialize_instances(at: Addr, t: TypeInfo, count: usize, instance: Optio
 
 /// Default initialization of the instance at `at`; nested instances to
 /// initialize go to `work`.
+#[inline(never)]
 fn initialize_one(at: Addr, t: TypeInfo, instance: Option<Desc>, work: &mut Worklist) {
     for (offset, init) in t.procedure_pointers() {
         at.plus(offset).store_addr(init);
@@ -81,6 +86,7 @@ const DEALLOCATE: u32 = 3;
 /// elements if asked and needed, then deallocates every allocatable
 /// component of every element, nested ones first. The storage of `d`
 /// itself stays.
+#[inline(never)]
 pub fn destroy(d: Desc, finalize_first: bool, t: TypeInfo) {
     if !d.is_allocated() || t.no_destruction_needed() {
         return;
@@ -94,6 +100,7 @@ pub fn destroy(d: Desc, finalize_first: bool, t: TypeInfo) {
 }
 
 /// Runs [`destroy`]'s work.
+#[inline(never)]
 fn run_destroy(work: &mut Worklist) {
     while let Some(e) = work.pop() {
         match e.kind {
@@ -118,6 +125,7 @@ fn run_destroy(work: &mut Worklist) {
 
 /// Deallocates the allocatable components of `count` consecutive instances
 /// of `t` at `at` (nested ones first); the instances' storage stays.
+#[inline(never)]
 pub fn destroy_instances(at: Addr, t: TypeInfo, count: usize) {
     if t.no_destruction_needed() {
         return;
@@ -129,6 +137,7 @@ pub fn destroy_instances(at: Addr, t: TypeInfo, count: usize) {
 
 /// Schedules the deallocation of the allocatable components of the
 /// instance at `at`, each after its own components.
+#[inline(never)]
 fn destroy_one(at: Addr, t: TypeInfo, work: &mut Worklist) {
     for c in t.components() {
         let place = at.plus(c.offset());
@@ -155,6 +164,7 @@ fn destroy_one(at: Addr, t: TypeInfo, work: &mut Worklist) {
 /// `Descriptor::Destroy`: destroys the components (finalizing first when
 /// asked) and frees the storage of `d`; a pointer is left alone unless
 /// `destroy_pointers`. The status of the deallocation.
+#[inline(never)]
 pub fn destroy_descriptor(d: Desc, finalize_first: bool, destroy_pointers: bool) -> Result<(), i32> {
     if !destroy_pointers && d.is_pointer() {
         return Ok(());
@@ -194,6 +204,7 @@ const FINALIZE_AND_FREE: u32 = 2;
 /// [`Worklist`], where the parent is pushed first (so that it comes last);
 /// the temporary descriptors of a parent or a data component are freed once
 /// their final subroutine has run.
+#[inline(never)]
 pub fn finalize(d: Desc, t: TypeInfo) {
     let mut work = Worklist::new();
     work.push(Entry::new(FINALIZE, d.addr(), Addr::NULL, t.addr(), 0, 0));
@@ -211,6 +222,7 @@ pub fn finalize(d: Desc, t: TypeInfo) {
 
 /// The final subroutine of `d`'s elements; their parent component and
 /// finalizable components go to `work`.
+#[inline(never)]
 fn finalize_one(d: Desc, t: TypeInfo, work: &mut Worklist) {
     call_final_subroutine(d, t);
     if let Some(parent) = t.parent().filter(|p| !p.no_finalization_needed()) {
@@ -233,6 +245,7 @@ fn finalize_one(d: Desc, t: TypeInfo, work: &mut Worklist) {
 
 /// Schedules the finalization of the component `c` at `place` of one
 /// instance.
+#[inline(never)]
 fn finalize_component(place: Addr, c: Comp, work: &mut Worklist) {
     match c.genre() {
         component_genre::ALLOCATABLE | component_genre::AUTOMATIC => {
@@ -265,6 +278,7 @@ fn finalize_component(place: Addr, c: Comp, work: &mut Worklist) {
 
 /// The final subroutine for the rank of `d`: ranked, assumed-rank or
 /// elemental, as flang-rt's `FindFinal` picks.
+#[inline(never)]
 fn call_final_subroutine(d: Desc, t: TypeInfo) {
     let rank = d.rank();
     let Some(special) = t

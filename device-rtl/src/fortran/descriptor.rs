@@ -1,6 +1,9 @@
 //! flang's descriptors (`omprt_abi::fortran::Header`, its dimensions and
 //! addendum) as the runtime reads and writes them in place: [`Desc`], and
 //! [`Walk`], the byte offsets of an array's elements in array element order.
+//!
+//! Its `#[inline(never)]` functions keep the runtime's registers low (see
+//! "Registers" in [`super`]).
 
 use super::memory::{self, Addr};
 use super::terminator;
@@ -286,6 +289,7 @@ impl Desc {
     /// The byte offset of the element at zero-based element number `n` in
     /// array element order. Without a [`Walk`] to keep, for loops that
     /// recurse (derived types): a division per dimension beyond the first.
+    #[inline(never)]
     pub fn element_offset(self, n: usize) -> i64 {
         match self.rank() {
             0 => return 0,
@@ -365,6 +369,7 @@ impl Walk {
     }
 
     /// Dimension 0 wrapped: reset it and count the next dimension.
+    #[inline(never)]
     fn carry(&mut self) {
         self.offset -= (self.extent0 - 1) * self.stride0;
         self.counter[0] = 0;

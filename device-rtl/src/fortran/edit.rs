@@ -13,6 +13,9 @@
 //! three digits drops its letter (`0.100+101`); `Gw.d` prints `Fw'.d'` and
 //! 4 blanks (`Ee`: e+2) for 0.1 <= |x| < 10**d after rounding to d digits.
 //! `G0` prints a real as `F0` or `E0`, the fewest digits that read back.
+//!
+//! Its `#[inline(never)]` functions keep the output code's registers low
+//! (see "Registers" in [`super`]).
 
 use super::decimal::{self, Format, Keep, Real as Value, Rounded, Rounding};
 use super::format::{DataEdit, Kind, Round};
@@ -40,13 +43,13 @@ impl Piece<'_> {
 
 /// A field's text in pieces (sign, digits, zeros, point, exponent...).
 struct Field<'a> {
-    piece: [Piece<'a>; 12],
+    piece: [Piece<'a>; 8],
     n: usize,
 }
 
 impl<'a> Field<'a> {
     fn new() -> Self {
-        Field { piece: [Piece::Text(b""); 12], n: 0 }
+        Field { piece: [Piece::Text(b""); 8], n: 0 }
     }
 
     fn text(&mut self, t: &'a [u8]) -> &mut Self {
@@ -73,6 +76,7 @@ impl<'a> Field<'a> {
 
     /// Emits the field in `width` (0: its own width), right-justified, or
     /// asterisks when it does not fit.
+    #[inline(never)]
     fn emit(&self, st: &mut Statement, width: usize) -> bool {
         let len = self.len();
         if width > 0 && len > width {
@@ -123,6 +127,7 @@ pub fn integer(st: &mut Statement, e: DataEdit, value: i128, bytes: usize) -> bo
 }
 
 /// `Iw.m` (and `Gw.d`, which is `Iw`).
+#[inline(never)]
 fn decimal_integer(st: &mut Statement, e: DataEdit, value: i128) -> bool {
     let mut text = [0u8; 40];
     let len = output::integer_text(value, &mut text);
@@ -157,6 +162,7 @@ fn decimal_integer(st: &mut Statement, e: DataEdit, value: i128) -> bool {
 }
 
 /// `Bw.m`, `Ow.m`, `Zw.m`: the bits of the value, without sign.
+#[inline(never)]
 fn radix_integer(st: &mut Statement, e: DataEdit, bits: u128) -> bool {
     let (shift, mask) = match e.kind {
         Kind::B => (1, 1),
@@ -263,6 +269,7 @@ fn rounding(st: &Statement, v: &Value) -> Rounding {
 }
 
 /// `Inf`, `-Inf`, `+Inf` or `NaN` in the field.
+#[inline(never)]
 fn special(st: &mut Statement, v: &Value, w: usize) -> bool {
     let mut f = Field::new();
     f.text(sign(st, v)).text(v.special.unwrap_or(b""));
@@ -288,6 +295,7 @@ fn fixed(st: &mut Statement, e: DataEdit, v: Value, d: Option<i32>) -> bool {
     fixed_with(st, width(e), v, d, st.format.map_or(0, |f| f.modes.scale), 0)
 }
 
+#[inline(never)]
 fn fixed_with(st: &mut Statement, w: usize, v: Value, d: Option<i32>, scale: i32, trailing: usize) -> bool {
     if v.special.is_some() {
         return special(st, &v, w);
@@ -340,6 +348,7 @@ fn fixed_with(st: &mut Statement, w: usize, v: Value, d: Option<i32>, scale: i32
 /// `Ew.dEe`, `Dw.d`, `ESw.dEe`, `ENw.dEe` (`d`: `None` for `E0`, the
 /// fewest digits that read back); `exponent` is `e` (`Some(0)`: as many
 /// digits as it takes).
+#[inline(never)]
 fn exponential(st: &mut Statement, e: DataEdit, v: Value, d: Option<i32>, exponent: Option<u32>) -> bool {
     let w = width(e);
     if v.special.is_some() {
@@ -347,7 +356,7 @@ fn exponential(st: &mut Statement, e: DataEdit, v: Value, d: Option<i32>, expone
     }
     let round = rounding(st, &v);
     let d_ = d.unwrap_or(0);
-    let mut scale = match e.kind {
+    let scale = match e.kind {
         Kind::ES => 1,
         Kind::EN => {
             if v.is_zero() {
@@ -366,62 +375,75 @@ fn exponential(st: &mut Statement, e: DataEdit, v: Value, d: Option<i32>, expone
             return st.fail(IOSTAT_ERROR_IN_FORMAT, [b"Scale factor (kP) cannot be greater than d+2", b"", b""]);
         }
     }
-    // Significant digits: d, one more with digits before the point, fewer
-    // with zeros after it.
-    let significant = |scale: i32| match e.kind {
-        Kind::ES => d_ + 1,
-        Kind::EN => d_ + scale,
-        _ if scale > 0 => d_ + 1,
-        _ if scale < 0 => (d_ + scale).max(0),
-        _ => d_,
+    let Some((digits, scale)) = exponential_digits(st, e.kind, &v, d, scale, round) else {
+        return too_many_digits(st);
     };
-    let digits = if v.is_zero() {
-        st.scratch.digits[0] = b'0';
-        Rounded { len: 1, exponent: 0 }
-    } else if d.is_none() {
-        shortest(st, &v)
-    } else {
-        let mut r;
-        loop {
-            r = match decimal::rounded(&mut st.scratch, v.magnitude, v.format, Keep::Significant(significant(scale)), round) {
-                Ok(r) => r,
-                Err(_) => return too_many_digits(st),
-            };
-            if e.kind != Kind::EN {
-                break;
-            }
-            // Engineering: 1 to 3 digits before the point, an exponent that
-            // is a multiple of 3. Fewer digits round again; more come from
-            // rounding up to a power of ten, whose digits are all there.
-            let digits_before = (r.exponent - 1).rem_euclid(3) + 1;
-            let again = digits_before < scale;
-            scale = digits_before;
-            if !again {
-                break;
-            }
-        }
-        r
-    };
-    let nd = digits.len;
     let expo = if v.is_zero() { 0 } else { digits.exponent - scale };
     let mut exp_text = [0u8; 8];
     let Some(exp_len) = exponent_text(expo, exponent, d.is_none() && exponent.is_none(), e.kind == Kind::D, &mut exp_text) else {
         return st.emit_repeated(b'*', w);
     };
+    let significant = d.map(|d| significant_digits(e.kind, d, scale) as usize);
+    exponential_field(st, w, &v, digits, scale, significant, &exp_text[..exp_len])
+}
+
+/// Significant digits of an `E`-type field of `d` digits under `scale`:
+/// `d`, one more with digits before the point, fewer with zeros after it.
+fn significant_digits(kind: Kind, d: i32, scale: i32) -> i32 {
+    match kind {
+        Kind::ES => d + 1,
+        Kind::EN => d + scale,
+        _ if scale > 0 => d + 1,
+        _ if scale < 0 => (d + scale).max(0),
+        _ => d,
+    }
+}
+
+/// The digits of [`exponential`] in the statement's digits, and the scale
+/// they take (`EN` settles its own); `None` when more digits are asked for
+/// than the conversion gives.
+#[inline(never)]
+fn exponential_digits(st: &mut Statement, kind: Kind, v: &Value, d: Option<i32>, mut scale: i32, round: Rounding) -> Option<(Rounded, i32)> {
+    if v.is_zero() {
+        st.scratch.digits[0] = b'0';
+        return Some((Rounded { len: 1, exponent: 0 }, scale));
+    }
+    let Some(d) = d else {
+        return Some((shortest(st, v), scale));
+    };
+    loop {
+        let r = decimal::rounded(&mut st.scratch, v.magnitude, v.format, Keep::Significant(significant_digits(kind, d, scale)), round).ok()?;
+        if kind != Kind::EN {
+            return Some((r, scale));
+        }
+        // Engineering: 1 to 3 digits before the point, an exponent that is
+        // a multiple of 3. Fewer digits round again; more come from
+        // rounding up to a power of ten, whose digits are all there.
+        let digits_before = (r.exponent - 1).rem_euclid(3) + 1;
+        let again = digits_before < scale;
+        scale = digits_before;
+        if !again {
+            return Some((r, scale));
+        }
+    }
+}
+
+/// The field of [`exponential`] once its digits are rounded: `scale` of
+/// them before the point (zeros after it where negative), `significant`
+/// digits in all (`None`: the digits there are), then `exponent`'s text.
+#[inline(never)]
+fn exponential_field(st: &mut Statement, w: usize, v: &Value, digits: Rounded, scale: i32, significant: Option<usize>, exponent: &[u8]) -> bool {
+    let nd = digits.len;
     let zeros_after = if scale < 0 { (-scale) as usize } else { 0 };
     let zeros_before = (scale - nd as i32).max(0) as usize;
     let before = (scale - zeros_before as i32).max(0) as usize;
     let after = nd - before.min(nd);
-    let trailing_zeros = if d.is_none() { 0 } else { (significant(scale) as usize).saturating_sub(nd + zeros_before) };
-    let sign = sign(st, &v);
-    let mut len = sign.len() + before + zeros_before + 1 + zeros_after + after + trailing_zeros + exp_len;
+    let trailing_zeros = significant.map_or(0, |n| n.saturating_sub(nd + zeros_before));
+    let sign = sign(st, v);
+    let len = sign.len() + before + zeros_before + 1 + zeros_after + after + trailing_zeros + exponent.len();
     let width = if w > 0 { w } else { len };
-    let mut lead = zeros_before;
-    if len < width && before == 0 && zeros_before == 0 {
-        lead = 1;
-        len += 1;
-    }
-    let _ = len;
+    // A zero before the point where the field has room for it.
+    let lead = if len < width && before == 0 && zeros_before == 0 { 1 } else { zeros_before };
     let mut f = Field::new();
     f.text(sign)
         .digits(0, before.min(nd))
@@ -430,7 +452,7 @@ fn exponential(st: &mut Statement, e: DataEdit, v: Value, d: Option<i32>, expone
         .repeat(b'0', zeros_after)
         .digits(before.min(nd), nd)
         .repeat(b'0', trailing_zeros)
-        .text(&exp_text[..exp_len]);
+        .text(exponent);
     f.emit(st, width)
 }
 
@@ -477,6 +499,7 @@ fn exponent_text(expo: i32, e: Option<u32>, minimal: bool, d_letter: bool, out: 
 
 /// `Gw.dEe`: `F` with 4 (or e+2) blanks after it where the value rounded to
 /// d digits is in 0.1 <= |x| < 10**d, else `Ew.dEe`; `G0`: `F0` or `E0`.
+#[inline(never)]
 fn general(st: &mut Statement, e: DataEdit, v: Value) -> bool {
     let w = width(e);
     let precision = match v.format {

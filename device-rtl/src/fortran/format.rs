@@ -8,6 +8,9 @@
 //! the items outlast the format: the last group of the outer level, with
 //! its repeat count, or the whole format; reversion starts a new record.
 //! Nothing is parsed ahead: a format of any length costs a few words.
+//!
+//! Its `#[inline(never)]` functions keep the output code's registers low
+//! (see "Registers" in [`super`]).
 
 use super::memory::Addr;
 
@@ -359,6 +362,7 @@ impl Format {
     }
 
     /// Opens a group repeated `count` times (`u32::MAX`: `*`).
+    #[inline(never)]
     fn open_group(&mut self, count: u32) -> Option<Step> {
         if self.depth == DEPTH {
             return Some(Step::Bad(b"Format groups nested too deeply"));
@@ -380,6 +384,7 @@ impl Format {
     /// A control edit descriptor of letters (`T`, `TL`, `TR`, `X`, `S`,
     /// `SP`, `SS`, `BN`, `BZ`, `R?`, `DC`, `DP`) or a data edit descriptor
     /// without a repeat count.
+    #[inline(never)]
     fn control_or_data(&mut self, more_items: bool) -> Option<Step> {
         let c = self.peek();
         let next = if self.at + 1 < self.len { self.text.plus(self.at + 1).load::<u8>().to_ascii_uppercase() } else { 0 };
@@ -436,6 +441,7 @@ impl Format {
 
     /// A data edit descriptor repeated `count` times, at the reading
     /// position.
+    #[inline(never)]
     fn data_edit(&mut self, count: u32, more_items: bool) -> Step {
         let c = self.peek();
         let next = if self.at + 1 < self.len { self.text.plus(self.at + 1).load::<u8>().to_ascii_uppercase() } else { 0 };

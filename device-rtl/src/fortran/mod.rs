@@ -11,6 +11,21 @@
 //! none pays nothing. They keep no per-team state, so their member needs
 //! none of the OpenMP runtime's.
 //!
+//! Registers: nvlink gives a kernel the registers of the largest function
+//! it may call, so the runtime's largest function sets the count of every
+//! kernel that may reach it, a `PRINT` on a path never taken included. In a
+//! function that calls others, ptxas keeps what lives across the calls in
+//! callee-saved registers and numbers its other values above them: a
+//! function that holds many values around its calls takes many. The
+//! runtime keeps its steps functions of their own, `#[inline(never)]` where
+//! the optimiser would merge them (a walk's carry into the next dimension,
+//! the digits of a conversion, the pass over a derived type's components).
+//! The output code and the reductions without `DIM=` take no more registers
+//! than `__kmpc_parallel_60`, which every flang kernel with a parallel
+//! region pays already (lowering test
+//! `fortran_output_and_total_reductions_take_no_more_registers_than_a_region_call`);
+//! `docs/fortran-runtime.md` ("Cost") gives the others' figures.
+//!
 //! Which entry points exist, which trap and why: `docs/fortran-runtime.md`.
 //! All memory access goes through [`memory`]; everything else here is safe
 //! code over descriptors ([`descriptor::Desc`]) and type descriptions

@@ -32,6 +32,9 @@
 //! cannot edit are errors: a statement with `IOSTAT=` or `ERR=` gets
 //! flang-rt's status (and `IOMSG=` its message) and skips the rest of its
 //! items, one without ends the kernel with flang-rt's message.
+//!
+//! Its `#[inline(never)]` functions keep the output code's registers low
+//! (see "Registers" in [`super`]).
 
 use super::decimal::{self, Format, Scratch};
 use super::descriptor::{Desc, Walk};
@@ -203,6 +206,7 @@ impl Statement {
     }
 
     /// An error: a status with `IOSTAT=`/`ERR=`, else the kernel's end.
+    #[inline(never)]
     pub(super) fn fail(&mut self, error: i32, message: Message) -> bool {
         if !self.handles_errors {
             terminator::crash(self.site, |m| {
@@ -217,6 +221,7 @@ impl Statement {
     }
 
     /// Ends the current record and starts the next.
+    #[inline(never)]
     pub(super) fn advance(&mut self) -> bool {
         match self.unit {
             Unit::Output => {
@@ -234,6 +239,7 @@ impl Statement {
     /// left); what does not fit in a string's record is an error, after
     /// what fits is written, and a formatted record of the device's output
     /// continues on the next line.
+    #[inline(never)]
     pub(super) fn emit(&mut self, text: &[u8]) -> bool {
         let mut text = text;
         loop {
@@ -391,6 +397,7 @@ pub fn integer(st: &mut Statement, value: i128, bytes: usize) -> bool {
 /// `value` in decimal into `out`; its length. 128-bit division is not
 /// available on the device, so digits come nine at a time from 32-bit
 /// limbs.
+#[inline(never)]
 pub(super) fn integer_text(value: i128, out: &mut [u8; 40]) -> usize {
     let mut limbs = {
         let v = value.unsigned_abs();
@@ -441,6 +448,7 @@ pub fn complex(st: &mut Statement, re: u64, im: u64, format: Format) -> bool {
     real_part(st, re, format, Part::Real) && real_part(st, im, format, Part::Imaginary)
 }
 
+#[inline(never)]
 fn real_part(st: &mut Statement, bits: u64, format: Format, part: Part) -> bool {
     match formatted(st) {
         Err(()) => false,
@@ -454,6 +462,7 @@ fn real_part(st: &mut Statement, bits: u64, format: Format, part: Part) -> bool 
 }
 
 /// A real's list-directed text (module docs) into `out`; its length.
+#[inline(never)]
 fn real_text(s: &mut Scratch, bits: u64, format: Format, out: &mut [u8; 40]) -> usize {
     let v = decimal::Real::of(bits, format);
     let mut text = Text { out, len: 0 };
@@ -637,6 +646,7 @@ struct Place {
 
 /// The components of the instance of `t` at `at` (`outer` gives the LEN
 /// parameters of the outermost one).
+#[inline(never)]
 fn instance(st: &mut Statement, t: TypeInfo, at: Addr, outer: Desc) -> bool {
     let mut stack = [Place { ty: t, at, component: 0, element: 0 }; NESTING];
     let mut depth = 1;

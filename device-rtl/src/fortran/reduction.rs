@@ -12,6 +12,9 @@
 //! ones part by part), complex products multiply in order, a
 //! location is 1-based from the lower bound and 0 where nothing is
 //! selected, NaNs lose to numbers in `MAXVAL`/`MAXLOC`.
+//!
+//! Its `#[inline(never)]` functions keep the runtime's registers low (see
+//! "Registers" in [`super`]).
 
 use super::character::{self, Chars};
 use super::descriptor::{Desc, Walk};
@@ -241,6 +244,7 @@ fn zero_based_dim(dim: i32, rank: usize, name: &[u8], site: Site) -> usize {
 /// `CreatePartialReductionResult`: establishes and allocates `result` as an
 /// allocatable array of `x`'s shape without dimension `dim0`, of `code`
 /// elements of `bytes` bytes, lower bounds 1.
+#[inline(never)]
 fn partial_result(result: Desc, x: Desc, dim0: usize, code: i8, bytes: usize, name: &[u8], site: Site) {
     let rank = x.rank();
     let mut extents = [0i64; MAX_RANK];
@@ -266,6 +270,7 @@ pub fn allocate_result(result: Desc, name: &[u8], site: Site) {
 
 /// The byte offset in `d` of the first element of lane `r` along `dim0`:
 /// the element whose other subscripts are those of result element `r`.
+#[inline(never)]
 fn lane_offset(d: Desc, dim0: usize, r: usize) -> i64 {
     let mut rest = r as i64;
     let mut offset = 0;
@@ -538,6 +543,7 @@ fn from_f64<T: Float>(x: f64) -> T {
 
 /// A value reduction without `DIM=` (flang-rt's `GetTotalReduction`): `x`
 /// of `F::T` elements, `dim` 0 or 1.
+#[inline(never)]
 pub fn total<F: Fold>(x: Desc, dim: i32, mask: Option<Desc>, name: &[u8], site: Site) -> F::T {
     if x.type_code() != F::T::code() {
         bad_type(name, x.type_code(), site);
@@ -555,6 +561,7 @@ pub fn total<F: Fold>(x: Desc, dim: i32, mask: Option<Desc>, name: &[u8], site: 
 /// A value reduction with `DIM=` into `result` (flang-rt's
 /// `PartialReduction`); for `MAXVAL`, `MINVAL` and `NORM2` a rank-1 array
 /// gives an allocated scalar.
+#[inline(never)]
 pub fn partial<F: Fold>(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, name: &[u8], site: Site) {
     let dim0 = zero_based_dim(dim, x.rank(), name, site);
     let bytes = x.elem_len();

@@ -1,5 +1,8 @@
 //! flang's derived type descriptions (`omprt_abi::fortran::DerivedType` and
 //! the tables it points to), read in place.
+//!
+//! Its `#[inline(never)]` functions keep the runtime's registers low (see
+//! "Registers" in [`super`]).
 
 use super::descriptor::Desc;
 use super::memory::Addr;
@@ -235,6 +238,7 @@ impl Comp {
     }
 
     /// `Component::GetElements`: elements of an explicit-shape component.
+    #[inline(never)]
     pub fn elements(self, instance: Option<Desc>) -> usize {
         let mut n = 1usize;
         for j in 0..self.rank() {
@@ -246,6 +250,7 @@ impl Comp {
 
     /// `Component::SizeInBytes`: the data of a data component, else the
     /// size of its descriptor.
+    #[inline(never)]
     pub fn size_in_bytes(self, instance: Option<Desc>) -> usize {
         if self.genre() == component_genre::DATA {
             self.element_bytes(instance) * self.elements(instance)
