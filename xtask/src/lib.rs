@@ -27,6 +27,7 @@ pub mod conformance;
 pub mod corpus;
 pub mod device_build;
 pub mod fortran_modules;
+pub mod fortran_registers;
 pub mod fortran_runtime;
 pub mod ir_rewrite;
 pub mod prose;

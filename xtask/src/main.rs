@@ -54,6 +54,10 @@ commands:
                  the flang-rt entry points (_FortranA*) flang 22 emits for the
                  Fortran corpus at -O0 and -O2, as the table of
                  docs/fortran-runtime.md
+  fortran-registers
+                 each flang-rt entry point with the registers of the largest runtime
+                 function it may call (what nvlink gives a kernel that calls it),
+                 compiled with ptxas -c for sm_90, the most first
   help           this text";
 
 fn main() -> ExitCode {
@@ -76,6 +80,9 @@ fn main() -> ExitCode {
             println!("{}\n{}", a.deb.display(), a.tarball.display());
         }),
         Some("plot") => xtask::plot::run(&args[1..]).map(|(from, to)| eprintln!("plotted {} into {}", from.display(), to.display())),
+        Some("fortran-registers") => {
+            xtask::fortran_registers::table(&xtask::repo_root().join("target/omprt/fortran-registers")).map(|rows| print!("{}", xtask::fortran_registers::render(&rows)))
+        }
         Some("fortran-symbols") => xtask::fortran_runtime::table(&corpus::Options::default()).map(|t| print!("{t}")),
         Some("static-cost") => match args.get(1).map(String::as_str).unwrap_or("-O2") {
             "--whole-program" => match args.get(2).map(String::as_str) {
