@@ -766,101 +766,101 @@ pub unsafe extern "C-unwind" fn _FortranACppDotProductComplex8(result: VoidPtr, 
 
 /// `Matmul<A><B>(result, x, y, source, line)`.
 macro_rules! matmuls {
-    ($($name:ident -> $t:ty;)*) => {$(
+    ($($name:ident($x:ty, $y:ty) -> $t:ty;)*) => {$(
         #[unsafe(no_mangle)]
         pub unsafe extern "C-unwind" fn $name(result: VoidPtr, x: *const c_void, y: *const c_void, file: *const c_void, line: i32) {
             // SAFETY: flang's result descriptor, operands and source position.
-            unsafe { tf::matmul::<$t>(desc(result), desc(x), desc(y), site(file, line)) }
+            unsafe { tf::matmul::<$x, $y, $t>(desc(result), desc(x), desc(y), site(file, line)) }
         }
     )*};
 }
 
 matmuls! {
-    _FortranAMatmulInteger1Integer1 -> i8;
-    _FortranAMatmulInteger2Integer2 -> i16;
-    _FortranAMatmulInteger4Integer4 -> i32;
-    _FortranAMatmulInteger8Integer8 -> i64;
-    _FortranAMatmulReal4Real4 -> f32;
-    _FortranAMatmulReal8Real8 -> f64;
+    _FortranAMatmulInteger1Integer1(i8, i8) -> i8;
+    _FortranAMatmulInteger2Integer2(i16, i16) -> i16;
+    _FortranAMatmulInteger4Integer4(i32, i32) -> i32;
+    _FortranAMatmulInteger8Integer8(i64, i64) -> i64;
+    _FortranAMatmulReal4Real4(f32, f32) -> f32;
+    _FortranAMatmulReal8Real8(f64, f64) -> f64;
     // Mixed INTEGER and REAL kinds: REAL of the greater REAL kind when either
     // operand is REAL, else INTEGER of the greater kind.
-    _FortranAMatmulInteger1Integer2 -> i16;
-    _FortranAMatmulInteger1Integer4 -> i32;
-    _FortranAMatmulInteger1Integer8 -> i64;
-    _FortranAMatmulInteger1Real4 -> f32;
-    _FortranAMatmulInteger1Real8 -> f64;
-    _FortranAMatmulInteger2Integer1 -> i16;
-    _FortranAMatmulInteger2Integer4 -> i32;
-    _FortranAMatmulInteger2Integer8 -> i64;
-    _FortranAMatmulInteger2Real4 -> f32;
-    _FortranAMatmulInteger2Real8 -> f64;
-    _FortranAMatmulInteger4Integer1 -> i32;
-    _FortranAMatmulInteger4Integer2 -> i32;
-    _FortranAMatmulInteger4Integer8 -> i64;
-    _FortranAMatmulInteger4Real4 -> f32;
-    _FortranAMatmulInteger4Real8 -> f64;
-    _FortranAMatmulInteger8Integer1 -> i64;
-    _FortranAMatmulInteger8Integer2 -> i64;
-    _FortranAMatmulInteger8Integer4 -> i64;
-    _FortranAMatmulInteger8Real4 -> f32;
-    _FortranAMatmulInteger8Real8 -> f64;
-    _FortranAMatmulReal4Integer1 -> f32;
-    _FortranAMatmulReal4Integer2 -> f32;
-    _FortranAMatmulReal4Integer4 -> f32;
-    _FortranAMatmulReal4Integer8 -> f32;
-    _FortranAMatmulReal4Real8 -> f64;
-    _FortranAMatmulReal8Integer1 -> f64;
-    _FortranAMatmulReal8Integer2 -> f64;
-    _FortranAMatmulReal8Integer4 -> f64;
-    _FortranAMatmulReal8Integer8 -> f64;
-    _FortranAMatmulReal8Real4 -> f64;
+    _FortranAMatmulInteger1Integer2(i8, i16) -> i16;
+    _FortranAMatmulInteger1Integer4(i8, i32) -> i32;
+    _FortranAMatmulInteger1Integer8(i8, i64) -> i64;
+    _FortranAMatmulInteger1Real4(i8, f32) -> f32;
+    _FortranAMatmulInteger1Real8(i8, f64) -> f64;
+    _FortranAMatmulInteger2Integer1(i16, i8) -> i16;
+    _FortranAMatmulInteger2Integer4(i16, i32) -> i32;
+    _FortranAMatmulInteger2Integer8(i16, i64) -> i64;
+    _FortranAMatmulInteger2Real4(i16, f32) -> f32;
+    _FortranAMatmulInteger2Real8(i16, f64) -> f64;
+    _FortranAMatmulInteger4Integer1(i32, i8) -> i32;
+    _FortranAMatmulInteger4Integer2(i32, i16) -> i32;
+    _FortranAMatmulInteger4Integer8(i32, i64) -> i64;
+    _FortranAMatmulInteger4Real4(i32, f32) -> f32;
+    _FortranAMatmulInteger4Real8(i32, f64) -> f64;
+    _FortranAMatmulInteger8Integer1(i64, i8) -> i64;
+    _FortranAMatmulInteger8Integer2(i64, i16) -> i64;
+    _FortranAMatmulInteger8Integer4(i64, i32) -> i64;
+    _FortranAMatmulInteger8Real4(i64, f32) -> f32;
+    _FortranAMatmulInteger8Real8(i64, f64) -> f64;
+    _FortranAMatmulReal4Integer1(f32, i8) -> f32;
+    _FortranAMatmulReal4Integer2(f32, i16) -> f32;
+    _FortranAMatmulReal4Integer4(f32, i32) -> f32;
+    _FortranAMatmulReal4Integer8(f32, i64) -> f32;
+    _FortranAMatmulReal4Real8(f32, f64) -> f64;
+    _FortranAMatmulReal8Integer1(f64, i8) -> f64;
+    _FortranAMatmulReal8Integer2(f64, i16) -> f64;
+    _FortranAMatmulReal8Integer4(f64, i32) -> f64;
+    _FortranAMatmulReal8Integer8(f64, i64) -> f64;
+    _FortranAMatmulReal8Real4(f64, f32) -> f64;
     // LOGICAL: LOGICAL of the greater kind, `ANY(x(i, :) .AND. y(:, j))`.
-    _FortranAMatmulLogical1Logical1 -> Logical<u8>;
-    _FortranAMatmulLogical1Logical2 -> Logical<u16>;
-    _FortranAMatmulLogical1Logical4 -> Logical<u32>;
-    _FortranAMatmulLogical1Logical8 -> Logical<u64>;
-    _FortranAMatmulLogical2Logical1 -> Logical<u16>;
-    _FortranAMatmulLogical2Logical2 -> Logical<u16>;
-    _FortranAMatmulLogical2Logical4 -> Logical<u32>;
-    _FortranAMatmulLogical2Logical8 -> Logical<u64>;
-    _FortranAMatmulLogical4Logical1 -> Logical<u32>;
-    _FortranAMatmulLogical4Logical2 -> Logical<u32>;
-    _FortranAMatmulLogical4Logical4 -> Logical<u32>;
-    _FortranAMatmulLogical4Logical8 -> Logical<u64>;
-    _FortranAMatmulLogical8Logical1 -> Logical<u64>;
-    _FortranAMatmulLogical8Logical2 -> Logical<u64>;
-    _FortranAMatmulLogical8Logical4 -> Logical<u64>;
-    _FortranAMatmulLogical8Logical8 -> Logical<u64>;
+    _FortranAMatmulLogical1Logical1(Logical<u8>, Logical<u8>) -> Logical<u8>;
+    _FortranAMatmulLogical1Logical2(Logical<u8>, Logical<u16>) -> Logical<u16>;
+    _FortranAMatmulLogical1Logical4(Logical<u8>, Logical<u32>) -> Logical<u32>;
+    _FortranAMatmulLogical1Logical8(Logical<u8>, Logical<u64>) -> Logical<u64>;
+    _FortranAMatmulLogical2Logical1(Logical<u16>, Logical<u8>) -> Logical<u16>;
+    _FortranAMatmulLogical2Logical2(Logical<u16>, Logical<u16>) -> Logical<u16>;
+    _FortranAMatmulLogical2Logical4(Logical<u16>, Logical<u32>) -> Logical<u32>;
+    _FortranAMatmulLogical2Logical8(Logical<u16>, Logical<u64>) -> Logical<u64>;
+    _FortranAMatmulLogical4Logical1(Logical<u32>, Logical<u8>) -> Logical<u32>;
+    _FortranAMatmulLogical4Logical2(Logical<u32>, Logical<u16>) -> Logical<u32>;
+    _FortranAMatmulLogical4Logical4(Logical<u32>, Logical<u32>) -> Logical<u32>;
+    _FortranAMatmulLogical4Logical8(Logical<u32>, Logical<u64>) -> Logical<u64>;
+    _FortranAMatmulLogical8Logical1(Logical<u64>, Logical<u8>) -> Logical<u64>;
+    _FortranAMatmulLogical8Logical2(Logical<u64>, Logical<u16>) -> Logical<u64>;
+    _FortranAMatmulLogical8Logical4(Logical<u64>, Logical<u32>) -> Logical<u64>;
+    _FortranAMatmulLogical8Logical8(Logical<u64>, Logical<u64>) -> Logical<u64>;
     // Either operand COMPLEX: a COMPLEX result of the greater real or
     // complex kind, the plain product (no conjugation).
-    _FortranAMatmulInteger1Complex4 -> Complex<f32>;
-    _FortranAMatmulInteger1Complex8 -> Complex<f64>;
-    _FortranAMatmulInteger2Complex4 -> Complex<f32>;
-    _FortranAMatmulInteger2Complex8 -> Complex<f64>;
-    _FortranAMatmulInteger4Complex4 -> Complex<f32>;
-    _FortranAMatmulInteger4Complex8 -> Complex<f64>;
-    _FortranAMatmulInteger8Complex4 -> Complex<f32>;
-    _FortranAMatmulInteger8Complex8 -> Complex<f64>;
-    _FortranAMatmulReal4Complex4 -> Complex<f32>;
-    _FortranAMatmulReal4Complex8 -> Complex<f64>;
-    _FortranAMatmulReal8Complex4 -> Complex<f64>;
-    _FortranAMatmulReal8Complex8 -> Complex<f64>;
-    _FortranAMatmulComplex4Integer1 -> Complex<f32>;
-    _FortranAMatmulComplex4Integer2 -> Complex<f32>;
-    _FortranAMatmulComplex4Integer4 -> Complex<f32>;
-    _FortranAMatmulComplex4Integer8 -> Complex<f32>;
-    _FortranAMatmulComplex4Real4 -> Complex<f32>;
-    _FortranAMatmulComplex4Real8 -> Complex<f64>;
-    _FortranAMatmulComplex4Complex4 -> Complex<f32>;
-    _FortranAMatmulComplex4Complex8 -> Complex<f64>;
-    _FortranAMatmulComplex8Integer1 -> Complex<f64>;
-    _FortranAMatmulComplex8Integer2 -> Complex<f64>;
-    _FortranAMatmulComplex8Integer4 -> Complex<f64>;
-    _FortranAMatmulComplex8Integer8 -> Complex<f64>;
-    _FortranAMatmulComplex8Real4 -> Complex<f64>;
-    _FortranAMatmulComplex8Real8 -> Complex<f64>;
-    _FortranAMatmulComplex8Complex4 -> Complex<f64>;
-    _FortranAMatmulComplex8Complex8 -> Complex<f64>;
+    _FortranAMatmulInteger1Complex4(i8, Complex<f32>) -> Complex<f32>;
+    _FortranAMatmulInteger1Complex8(i8, Complex<f64>) -> Complex<f64>;
+    _FortranAMatmulInteger2Complex4(i16, Complex<f32>) -> Complex<f32>;
+    _FortranAMatmulInteger2Complex8(i16, Complex<f64>) -> Complex<f64>;
+    _FortranAMatmulInteger4Complex4(i32, Complex<f32>) -> Complex<f32>;
+    _FortranAMatmulInteger4Complex8(i32, Complex<f64>) -> Complex<f64>;
+    _FortranAMatmulInteger8Complex4(i64, Complex<f32>) -> Complex<f32>;
+    _FortranAMatmulInteger8Complex8(i64, Complex<f64>) -> Complex<f64>;
+    _FortranAMatmulReal4Complex4(f32, Complex<f32>) -> Complex<f32>;
+    _FortranAMatmulReal4Complex8(f32, Complex<f64>) -> Complex<f64>;
+    _FortranAMatmulReal8Complex4(f64, Complex<f32>) -> Complex<f64>;
+    _FortranAMatmulReal8Complex8(f64, Complex<f64>) -> Complex<f64>;
+    _FortranAMatmulComplex4Integer1(Complex<f32>, i8) -> Complex<f32>;
+    _FortranAMatmulComplex4Integer2(Complex<f32>, i16) -> Complex<f32>;
+    _FortranAMatmulComplex4Integer4(Complex<f32>, i32) -> Complex<f32>;
+    _FortranAMatmulComplex4Integer8(Complex<f32>, i64) -> Complex<f32>;
+    _FortranAMatmulComplex4Real4(Complex<f32>, f32) -> Complex<f32>;
+    _FortranAMatmulComplex4Real8(Complex<f32>, f64) -> Complex<f64>;
+    _FortranAMatmulComplex4Complex4(Complex<f32>, Complex<f32>) -> Complex<f32>;
+    _FortranAMatmulComplex4Complex8(Complex<f32>, Complex<f64>) -> Complex<f64>;
+    _FortranAMatmulComplex8Integer1(Complex<f64>, i8) -> Complex<f64>;
+    _FortranAMatmulComplex8Integer2(Complex<f64>, i16) -> Complex<f64>;
+    _FortranAMatmulComplex8Integer4(Complex<f64>, i32) -> Complex<f64>;
+    _FortranAMatmulComplex8Integer8(Complex<f64>, i64) -> Complex<f64>;
+    _FortranAMatmulComplex8Real4(Complex<f64>, f32) -> Complex<f64>;
+    _FortranAMatmulComplex8Real8(Complex<f64>, f64) -> Complex<f64>;
+    _FortranAMatmulComplex8Complex4(Complex<f64>, Complex<f32>) -> Complex<f64>;
+    _FortranAMatmulComplex8Complex8(Complex<f64>, Complex<f64>) -> Complex<f64>;
 }
 
 #[unsafe(no_mangle)]

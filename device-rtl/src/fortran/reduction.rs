@@ -910,21 +910,10 @@ pub fn extremum_location_dim(result: Desc, x: Desc, kind: i32, dim: i32, mask: O
     partial_result(result, x, dim0, code, kind, name, site);
     let out = result.base();
     let extent = x.extent(dim0).max(0);
-    let lane_location = |lane: &dyn Fn(i64) -> Option<Addr>, better: &dyn Fn(Addr, Addr) -> bool| {
-        let mut best: Option<(Addr, i64)> = None;
-        for k in 0..extent {
-            if let Some(at) = lane(k)
-                && best.is_none_or(|(b, _)| better(at, b))
-            {
-                best = Some((at, k + 1));
-            }
-        }
-        best.map_or(0, |(_, k)| k)
-    };
     macro_rules! lanes {
         ($better:expr) => {
             for_each_lane(x, dim0, mask, result.elements(), name, site, |r, lane| {
-                store_integer(out.plus(r * kind), kind, lane_location(lane, &$better));
+                store_integer(out.plus(r * kind), kind, lane_location(lane, extent, $better));
             })
         };
     }
@@ -936,6 +925,23 @@ pub fn extremum_location_dim(result: Desc, x: Desc, kind: i32, dim: i32, mask: O
     }
     numeric_type!(x.type_code(), T => lanes!(|a: Addr, b: Addr| replaces(a.load::<T>(), b.load::<T>(), max, back)),
         lanes!(|a: Addr, b: Addr| replaces(a.load::<T>(), b.load::<T>(), max, back)), bad_type(name, x.type_code(), site))
+}
+
+/// The 1-based position along a lane of the element no later one
+/// replaces (`better(later, best)`), 0 for none. A function of its own
+/// per element type, so that the lane's calls keep few values live (see
+/// "Registers" in [`super`]).
+#[inline(never)]
+fn lane_location(lane: &dyn Fn(i64) -> Option<Addr>, extent: i64, better: impl Fn(Addr, Addr) -> bool) -> i64 {
+    let mut best: Option<(Addr, i64)> = None;
+    for k in 0..extent {
+        if let Some(at) = lane(k)
+            && best.is_none_or(|(b, _)| better(at, b))
+        {
+            best = Some((at, k + 1));
+        }
+    }
+    best.map_or(0, |(_, k)| k)
 }
 
 /// A value of `FINDLOC`'s comparison: numbers compare as `f64`, `i64` or
@@ -996,19 +1002,27 @@ pub fn findloc_dim(result: Desc, x: Desc, target: Desc, kind: i32, dim: i32, mas
     let want = key(target.base(), target, site);
     let (out, extent) = (result.base(), x.extent(dim0).max(0));
     for_each_lane(x, dim0, mask, result.elements(), b"FINDLOC", site, |r, lane| {
-        let mut found = 0;
-        for k in 0..extent {
-            if let Some(at) = lane(k)
-                && equal(key(at, x, site), want, site)
-            {
-                found = k + 1;
-                if !back {
-                    break;
-                }
+        store_integer(out.plus(r * kind), kind, find_in_lane(lane, extent, x, want, back, site));
+    });
+}
+
+/// The 1-based position along a lane of the first (last, `back`) element
+/// equal to `want`, 0 for none. A function of its own, so that its
+/// comparisons' calls keep few values live (see "Registers" in [`super`]).
+#[inline(never)]
+fn find_in_lane(lane: &dyn Fn(i64) -> Option<Addr>, extent: i64, x: Desc, want: Key, back: bool, site: Site) -> i64 {
+    let mut found = 0;
+    for k in 0..extent {
+        if let Some(at) = lane(k)
+            && equal(key(at, x, site), want, site)
+        {
+            found = k + 1;
+            if !back {
+                break;
             }
         }
-        store_integer(out.plus(r * kind), kind, found);
-    });
+    }
+    found
 }
 
 // ---------------------------------------------------------------------------
@@ -1054,14 +1068,19 @@ fn dot_vectors(x: Desc, y: Desc, site: Site) -> usize {
     n as usize
 }
 
+/// The element `i` of a vector.
+fn vector_element(v: Desc, i: usize) -> Addr {
+    v.base().offset(i as i64 * v.byte_stride(0))
+}
+
 /// `DotProductInteger<k>`: wrapping in the result kind.
 pub fn dot_product_int<T: Integer>(x: Desc, y: Desc, site: Site) -> T {
     let n = dot_vectors(x, y, site);
     let (xc, yc) = (x.type_code(), y.type_code());
     let mut sum = 0i64;
     for i in 0..n {
-        let a = load_int(x.base().offset(x.element_offset(i)), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
-        let b = load_int(y.base().offset(y.element_offset(i)), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
+        let a = load_int(vector_element(x, i), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
+        let b = load_int(vector_element(y, i), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
         sum = sum.wrapping_add(a.wrapping_mul(b));
     }
     T::from_i64(sum)
@@ -1073,8 +1092,8 @@ pub fn dot_product_real(x: Desc, y: Desc, site: Site) -> f64 {
     let (xc, yc) = (x.type_code(), y.type_code());
     let mut sum = 0.0f64;
     for i in 0..n {
-        let a = load_real(x.base().offset(x.element_offset(i)), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
-        let b = load_real(y.base().offset(y.element_offset(i)), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
+        let a = load_real(vector_element(x, i), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
+        let b = load_real(vector_element(y, i), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
         sum += a * b;
     }
     sum
@@ -1089,8 +1108,8 @@ pub fn dot_product_complex(x: Desc, y: Desc, site: Site) -> Wide {
     let conjugate = matches!(category_and_kind(xc), Some((TypeCategory::Complex, _)));
     let mut sum = Wide::ZERO;
     for i in 0..n {
-        let a = load_complex(x.base().offset(x.element_offset(i)), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
-        let b = load_complex(y.base().offset(y.element_offset(i)), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
+        let a = load_complex(vector_element(x, i), xc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", xc, site));
+        let b = load_complex(vector_element(y, i), yc).unwrap_or_else(|| bad_type(b"DOT_PRODUCT", yc, site));
         let a = if conjugate { a.conjg() } else { a };
         sum = sum + a * b;
     }
@@ -1100,6 +1119,5 @@ pub fn dot_product_complex(x: Desc, y: Desc, site: Site) -> Wide {
 /// `DotProductLogical`: `ANY(x .AND. y)`.
 pub fn dot_product_logical(x: Desc, y: Desc, site: Site) -> bool {
     let n = dot_vectors(x, y, site);
-    (0..n)
-        .any(|i| logical_true(x.base().offset(x.element_offset(i)), x.elem_len()) && logical_true(y.base().offset(y.element_offset(i)), y.elem_len()))
+    (0..n).any(|i| logical_true(vector_element(x, i), x.elem_len()) && logical_true(vector_element(y, i), y.elem_len()))
 }

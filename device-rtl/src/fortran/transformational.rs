@@ -9,9 +9,9 @@ use super::assign::assign_instance;
 use super::derived;
 use super::descriptor::Desc;
 use super::memory::{Addr, Logical};
-use super::reduction::{self, Complex, Wide, load_complex, load_int, load_logical, load_real, logical_true};
+use super::reduction::{self, Complex, Wide, load_int, logical_true};
 use super::terminator::{self, Site};
-use omprt_abi::fortran::{MAX_RANK, TypeCategory, assign_flags, attribute, category_and_kind, type_code};
+use omprt_abi::fortran::{MAX_RANK, TypeCategory, assign_flags, attribute, type_code};
 
 /// Establishes `result` as an allocatable array of `source`'s type (its
 /// derived type and LEN parameters too) with `extents`, and allocates it.
@@ -430,125 +430,244 @@ fn default_fill(result: Desc, name: &[u8], site: Site) {
     }
 }
 
-/// A `MATMUL` element type: the arithmetic of the result's category.
+/// A `MATMUL` operand's element type, converted as flang-rt's
+/// `static_cast` converts it to each accumulator (only the conversions its
+/// entry points' result types need are ever taken).
+pub trait MatmulOperand: super::memory::Plain {
+    fn int(self) -> i64;
+    fn real32(self) -> f32;
+    fn real(self) -> f64;
+    fn complex32(self) -> Complex<f32>;
+    fn complex(self) -> Wide;
+    fn truth(self) -> bool;
+}
+
+macro_rules! matmul_number {
+    ($($t:ty),*) => {$(
+        impl MatmulOperand for $t {
+            fn int(self) -> i64 { self as i64 }
+            fn real32(self) -> f32 { self as f32 }
+            fn real(self) -> f64 { self as f64 }
+            fn complex32(self) -> Complex<f32> { Complex { re: self as f32, im: 0.0 } }
+            fn complex(self) -> Wide { Complex { re: self as f64, im: 0.0 } }
+            fn truth(self) -> bool { false }
+        }
+    )*};
+}
+matmul_number!(i8, i16, i32, i64, f32, f64);
+
+macro_rules! matmul_complex_operand {
+    ($($t:ty),*) => {$(
+        impl MatmulOperand for Complex<$t> {
+            fn int(self) -> i64 { self.re as i64 }
+            fn real32(self) -> f32 { self.re as f32 }
+            fn real(self) -> f64 { self.re as f64 }
+            fn complex32(self) -> Complex<f32> { Complex { re: self.re as f32, im: self.im as f32 } }
+            fn complex(self) -> Wide { Complex { re: self.re as f64, im: self.im as f64 } }
+            fn truth(self) -> bool { false }
+        }
+    )*};
+}
+matmul_complex_operand!(f32, f64);
+
+macro_rules! matmul_logical_operand {
+    ($($t:ty),*) => {$(
+        impl MatmulOperand for Logical<$t> {
+            fn int(self) -> i64 { self.0 as i64 }
+            fn real32(self) -> f32 { 0.0 }
+            fn real(self) -> f64 { 0.0 }
+            fn complex32(self) -> Complex<f32> { Complex { re: 0.0, im: 0.0 } }
+            fn complex(self) -> Wide { Wide::ZERO }
+            fn truth(self) -> bool { self.0 != 0 }
+        }
+    )*};
+}
+matmul_logical_operand!(u8, u16, u32, u64);
+
+/// A sum of products: integers wrap in 64 bits (truncated to the result's
+/// kind, as arithmetic in the kind wraps), LOGICAL is `ANY(x .AND. y)`.
+pub trait Accumulator: Copy {
+    const ZERO: Self;
+    fn of<X: MatmulOperand>(x: X) -> Self;
+    /// `self + x * y`, rounded as flang-rt's `sum += x * y` rounds.
+    fn mul_add(self, x: Self, y: Self) -> Self;
+}
+
+impl Accumulator for i64 {
+    const ZERO: i64 = 0;
+    fn of<X: MatmulOperand>(x: X) -> i64 {
+        x.int()
+    }
+    fn mul_add(self, x: i64, y: i64) -> i64 {
+        self.wrapping_add(x.wrapping_mul(y))
+    }
+}
+
+impl Accumulator for f32 {
+    const ZERO: f32 = 0.0;
+    fn of<X: MatmulOperand>(x: X) -> f32 {
+        x.real32()
+    }
+    fn mul_add(self, x: f32, y: f32) -> f32 {
+        self + x * y
+    }
+}
+
+impl Accumulator for f64 {
+    const ZERO: f64 = 0.0;
+    fn of<X: MatmulOperand>(x: X) -> f64 {
+        x.real()
+    }
+    fn mul_add(self, x: f64, y: f64) -> f64 {
+        self + x * y
+    }
+}
+
+impl Accumulator for Complex<f32> {
+    const ZERO: Complex<f32> = Complex { re: 0.0, im: 0.0 };
+    fn of<X: MatmulOperand>(x: X) -> Complex<f32> {
+        x.complex32()
+    }
+    /// The plain product: no operand is conjugated.
+    fn mul_add(self, x: Complex<f32>, y: Complex<f32>) -> Complex<f32> {
+        let p = Complex { re: x.re * y.re - x.im * y.im, im: x.re * y.im + x.im * y.re };
+        Complex { re: self.re + p.re, im: self.im + p.im }
+    }
+}
+
+impl Accumulator for Wide {
+    const ZERO: Wide = Wide::ZERO;
+    fn of<X: MatmulOperand>(x: X) -> Wide {
+        x.complex()
+    }
+    /// The plain product: no operand is conjugated.
+    fn mul_add(self, x: Wide, y: Wide) -> Wide {
+        self + x * y
+    }
+}
+
+impl Accumulator for bool {
+    const ZERO: bool = false;
+    fn of<X: MatmulOperand>(x: X) -> bool {
+        x.truth()
+    }
+    fn mul_add(self, x: bool, y: bool) -> bool {
+        self || (x && y)
+    }
+}
+
+/// A `MATMUL` result type and its two accumulators, as in flang-rt: where
+/// both operands' columns are contiguous, the result's own type (a REAL(4)
+/// product sums in single precision); elsewhere at least double precision.
 pub trait MatmulElement: super::memory::Plain {
     const CATEGORY: TypeCategory;
     const KIND: i32;
-    /// The accumulator of one result element before any product.
-    const ZERO: Accumulated;
-    fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8);
-    fn finish(acc: Accumulated) -> Self;
+    type Contiguous: Accumulator;
+    type General: Accumulator;
+    fn from_contiguous(a: Self::Contiguous) -> Self;
+    fn from_general(a: Self::General) -> Self;
 }
 
-/// An accumulator: integers wrap in 64 bits (truncated to the kind, as
-/// arithmetic in the kind wraps), reals and complex numbers in double
-/// precision.
+macro_rules! matmul_result {
+    ($($t:ty = $category:ident $kind:literal, $contiguous:ty, $general:ty, |$a:ident| $from:expr;)*) => {$(
+        impl MatmulElement for $t {
+            const CATEGORY: TypeCategory = TypeCategory::$category;
+            const KIND: i32 = $kind;
+            type Contiguous = $contiguous;
+            type General = $general;
+            fn from_contiguous($a: $contiguous) -> $t { $from }
+            fn from_general($a: $general) -> $t { $from }
+        }
+    )*};
+}
+matmul_result! {
+    i8 = Integer 1, i64, i64, |a| a as i8;
+    i16 = Integer 2, i64, i64, |a| a as i16;
+    i32 = Integer 4, i64, i64, |a| a as i32;
+    i64 = Integer 8, i64, i64, |a| a;
+    f64 = Real 8, f64, f64, |a| a;
+    Complex<f64> = Complex 8, Wide, Wide, |a| a;
+    Logical<u8> = Logical 1, bool, bool, |a| Logical(a.into());
+    Logical<u16> = Logical 2, bool, bool, |a| Logical(a.into());
+    Logical<u32> = Logical 4, bool, bool, |a| Logical(a.into());
+    Logical<u64> = Logical 8, bool, bool, |a| Logical(a.into());
+}
+
+impl MatmulElement for f32 {
+    const CATEGORY: TypeCategory = TypeCategory::Real;
+    const KIND: i32 = 4;
+    type Contiguous = f32;
+    type General = f64;
+    fn from_contiguous(a: f32) -> f32 {
+        a
+    }
+    fn from_general(a: f64) -> f32 {
+        a as f32
+    }
+}
+
+impl MatmulElement for Complex<f32> {
+    const CATEGORY: TypeCategory = TypeCategory::Complex;
+    const KIND: i32 = 4;
+    type Contiguous = Complex<f32>;
+    type General = Wide;
+    fn from_contiguous(a: Complex<f32>) -> Complex<f32> {
+        a
+    }
+    fn from_general(a: Wide) -> Complex<f32> {
+        Complex { re: a.re as f32, im: a.im as f32 }
+    }
+}
+
+/// Whether flang-rt's `IsContiguous(1)` holds: the first dimension's
+/// elements are adjacent (or it has one element, or the array none).
+fn columns_contiguous(d: Desc) -> bool {
+    d.byte_stride(0) == d.elem_len() as i64 || d.extent(0) == 1 || d.elements() == 0
+}
+
+/// Where the operands' elements are: element `(i, l)` of `x` is at
+/// `x + i * xi + l * xl`, element `(l, j)` of `y` at `y + l * yl + j * yj`
+/// (a vector operand has stride 0 along the dimension it lacks).
 #[derive(Clone, Copy)]
-pub enum Accumulated {
-    Int(i64),
-    Real(f64),
-    Complex(Wide),
+struct Operands {
+    x: Addr,
+    xi: i64,
+    xl: i64,
+    y: Addr,
+    yl: i64,
+    yj: i64,
 }
 
-macro_rules! matmul_int {
-    ($($t:ty = $kind:expr),*) => {$(
-        impl MatmulElement for $t {
-            const CATEGORY: TypeCategory = TypeCategory::Integer;
-            const KIND: i32 = $kind;
-            const ZERO: Accumulated = Accumulated::Int(0);
-            fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
-                if let (Accumulated::Int(s), Some(x), Some(y)) = (*acc, load_int(a, ac), load_int(b, bc)) {
-                    *acc = Accumulated::Int(s.wrapping_add(x.wrapping_mul(y)));
-                }
+/// The `n` x `m` products of `k` terms each, column by column into
+/// `result`, summed in `A` from `l` = 0 up as flang-rt sums them. Its
+/// loops call nothing (see "Registers" in [`super`]).
+#[inline(never)]
+fn products<X: MatmulOperand, Y: MatmulOperand, A: Accumulator, R: MatmulElement>(
+    result: Addr,
+    at: Operands,
+    (n, k, m): (i64, i64, i64),
+    finish: fn(A) -> R,
+) {
+    let mut out = result;
+    for j in 0..m {
+        for i in 0..n {
+            let (mut xp, mut yp) = (at.x.offset(i * at.xi), at.y.offset(j * at.yj));
+            let mut acc = A::ZERO;
+            for _ in 0..k {
+                acc = acc.mul_add(A::of(xp.load::<X>()), A::of(yp.load::<Y>()));
+                xp = xp.offset(at.xl);
+                yp = yp.offset(at.yl);
             }
-            fn finish(acc: Accumulated) -> $t {
-                match acc { Accumulated::Int(v) => v as $t, Accumulated::Real(v) | Accumulated::Complex(Complex { re: v, .. }) => v as $t }
-            }
-        }
-    )*};
-}
-matmul_int!(i8 = 1, i16 = 2, i32 = 4, i64 = 8);
-
-macro_rules! matmul_real {
-    ($($t:ty = $kind:expr),*) => {$(
-        impl MatmulElement for $t {
-            const CATEGORY: TypeCategory = TypeCategory::Real;
-            const KIND: i32 = $kind;
-            const ZERO: Accumulated = Accumulated::Real(0.0);
-            fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
-                if let (Accumulated::Real(s), Some(x), Some(y)) = (*acc, load_real(a, ac), load_real(b, bc)) {
-                    *acc = Accumulated::Real(s + x * y);
-                }
-            }
-            fn finish(acc: Accumulated) -> $t {
-                match acc { Accumulated::Real(v) | Accumulated::Complex(Complex { re: v, .. }) => v as $t, Accumulated::Int(v) => v as $t }
-            }
-        }
-    )*};
-}
-matmul_real!(f32 = 4, f64 = 8);
-
-macro_rules! matmul_complex {
-    ($($t:ty = $kind:expr),*) => {$(
-        impl MatmulElement for Complex<$t> {
-            const CATEGORY: TypeCategory = TypeCategory::Complex;
-            const KIND: i32 = $kind;
-            const ZERO: Accumulated = Accumulated::Complex(Wide::ZERO);
-            /// The plain product: no operand is conjugated.
-            fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
-                if let (Accumulated::Complex(s), Some(x), Some(y)) = (*acc, load_complex(a, ac), load_complex(b, bc)) {
-                    *acc = Accumulated::Complex(s + x * y);
-                }
-            }
-            fn finish(acc: Accumulated) -> Complex<$t> {
-                match acc {
-                    Accumulated::Complex(z) => Complex { re: z.re as $t, im: z.im as $t },
-                    Accumulated::Real(v) => Complex { re: v as $t, im: 0.0 },
-                    Accumulated::Int(v) => Complex { re: v as $t, im: 0.0 },
-                }
-            }
-        }
-    )*};
-}
-matmul_complex!(f32 = 4, f64 = 8);
-
-macro_rules! matmul_logical {
-    ($($t:ty = $kind:expr),*) => {$(
-        impl MatmulElement for Logical<$t> {
-            const CATEGORY: TypeCategory = TypeCategory::Logical;
-            const KIND: i32 = $kind;
-            const ZERO: Accumulated = Accumulated::Int(0);
-            /// `ANY(x(i, :) .AND. y(:, j))`, one term at a time.
-            fn mul_add(acc: &mut Accumulated, a: Addr, ac: i8, b: Addr, bc: i8) {
-                if let (Accumulated::Int(s), Some(x), Some(y)) = (*acc, load_logical(a, ac), load_logical(b, bc)) {
-                    *acc = Accumulated::Int(s | i64::from(x && y));
-                }
-            }
-            fn finish(acc: Accumulated) -> Logical<$t> {
-                Logical(<$t>::from(matches!(acc, Accumulated::Int(v) if v != 0)))
-            }
-        }
-    )*};
-}
-matmul_logical!(u8 = 1, u16 = 2, u32 = 4, u64 = 8);
-
-/// `_FortranAMatmul<A><B>`: (n,k)x(k,m), (k)x(k,m) or (n,k)x(k), with a
-/// result of `R` (the type of `A * B`: complex when either operand is).
-pub fn matmul<R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
-    let (xr, yr) = (x.rank(), y.rank());
-    let (xc, yc) = (x.type_code(), y.type_code());
-    // Numeric operands for a numeric result, LOGICAL ones for a LOGICAL.
-    let logical = R::CATEGORY == TypeCategory::Logical;
-    for c in [xc, yc] {
-        let supported = match category_and_kind(c) {
-            Some((TypeCategory::Integer | TypeCategory::Real | TypeCategory::Complex, _)) => !logical,
-            Some((TypeCategory::Logical, _)) => logical,
-            _ => false,
-        };
-        if !supported {
-            terminator::crash_with(site, b"MATMUL: operand type not supported on the device");
+            out.store(finish(acc));
+            out = out.plus(core::mem::size_of::<R>());
         }
     }
+}
+
+/// `_FortranAMatmul<X><Y>`: (n,k)x(k,m), (k)x(k,m) or (n,k)x(k), with a
+/// result of `R` (the type of `X * Y`: complex when either operand is).
+pub fn matmul<X: MatmulOperand, Y: MatmulOperand, R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
+    let (xr, yr) = (x.rank(), y.rank());
     let (n, k) = match xr {
         2 => (x.extent(0).max(0), x.extent(1).max(0)),
         1 => (1, x.extent(0).max(0)),
@@ -565,26 +684,20 @@ pub fn matmul<R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
         });
     }
     let code = omprt_abi::fortran::type_code_of(R::CATEGORY, R::KIND).unwrap_or(omprt_abi::fortran::type_code::OTHER);
-    let bytes = core::mem::size_of::<R>();
     let extents: &[i64] = match (xr, yr) {
         (2, 2) => &[n, m],
         (1, _) => &[m],
         _ => &[n],
     };
-    result.establish(code, bytes, Addr::NULL, extents.len(), Some(extents), attribute::ALLOCATABLE, false);
+    result.establish(code, core::mem::size_of::<R>(), Addr::NULL, extents.len(), Some(extents), attribute::ALLOCATABLE, false);
     reduction::allocate_result(result, b"MATMUL", site);
-    let x_at =
-        |i: i64, l: i64| if xr == 2 { x.base().offset(i * x.byte_stride(0) + l * x.byte_stride(1)) } else { x.base().offset(l * x.byte_stride(0)) };
-    let y_at =
-        |l: i64, j: i64| if yr == 2 { y.base().offset(l * y.byte_stride(0) + j * y.byte_stride(1)) } else { y.base().offset(l * y.byte_stride(0)) };
-    for j in 0..m {
-        for i in 0..n {
-            let mut acc = R::ZERO;
-            for l in 0..k {
-                R::mul_add(&mut acc, x_at(i, l), xc, y_at(l, j), yc);
-            }
-            result.base().plus((i + j * n) as usize * bytes).store(R::finish(acc));
-        }
+    let (xi, xl) = if xr == 2 { (x.byte_stride(0), x.byte_stride(1)) } else { (0, x.byte_stride(0)) };
+    let (yl, yj) = if yr == 2 { (y.byte_stride(0), y.byte_stride(1)) } else { (y.byte_stride(0), 0) };
+    let at = Operands { x: x.base(), xi, xl, y: y.base(), yl, yj };
+    if R::CATEGORY != TypeCategory::Logical && columns_contiguous(x) && columns_contiguous(y) {
+        products::<X, Y, R::Contiguous, R>(result.base(), at, (n, k, m), R::from_contiguous);
+    } else {
+        products::<X, Y, R::General, R>(result.base(), at, (n, k, m), R::from_general);
     }
 }
 
