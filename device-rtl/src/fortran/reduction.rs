@@ -569,17 +569,23 @@ pub fn partial<F: Fold>(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, nam
     let results = result.elements();
     let out = result.base();
     let extent = x.extent(dim0).max(0);
-    for_each_lane(x, dim0, mask, results, name, site, |r, lane| {
-        let mut f = F::new();
-        for k in 0..extent {
-            if let Some(at) = lane(k)
-                && !f.take(at.load())
-            {
-                break;
-            }
+    for_each_lane(x, dim0, mask, results, name, site, |r, lane| out.plus(r * bytes).store(fold_lane::<F>(lane, extent)));
+}
+
+/// The reduction of one lane's selected elements. A function of its own,
+/// so that the lane's calls keep few values live (see "Registers" in
+/// [`super`]).
+#[inline(never)]
+fn fold_lane<F: Fold>(lane: &dyn Fn(i64) -> Option<Addr>, extent: i64) -> F::T {
+    let mut f = F::new();
+    for k in 0..extent {
+        if let Some(at) = lane(k)
+            && !f.take(at.load())
+        {
+            break;
         }
-        out.plus(r * bytes).store(f.get());
-    });
+    }
+    f.get()
 }
 
 /// Dispatches `$body` with `$T` the element type of the numeric type code
@@ -703,15 +709,21 @@ pub fn character_extremum(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, m
     partial_result(result, x, dim0, x.type_code(), len, name, site);
     let out = result.base();
     let extent = x.extent(dim0).max(0);
-    for_each_lane(x, dim0, mask, result.elements(), name, site, |r, lane| {
-        let mut best = None;
-        for k in 0..extent {
-            if let Some(at) = lane(k) {
-                best = pick(best, at);
-            }
+    for_each_lane(x, dim0, mask, result.elements(), name, site, |r, lane| write(out.plus(r * len), best_in_lane(lane, extent, pick)));
+}
+
+/// The element of a lane that `pick` keeps over all the others, `None`
+/// where the lane selects none. A function of its own, so that the lane's
+/// calls keep few values live (see "Registers" in [`super`]).
+#[inline(never)]
+fn best_in_lane(lane: &dyn Fn(i64) -> Option<Addr>, extent: i64, pick: impl Fn(Option<Addr>, Addr) -> Option<Addr>) -> Option<Addr> {
+    let mut best = None;
+    for k in 0..extent {
+        if let Some(at) = lane(k) {
+            best = pick(best, at);
         }
-        write(out.plus(r * len), best);
-    });
+    }
+    best
 }
 
 /// `IAllDim`, `IAnyDim`, `IParityDim` (`op` 0, 1, 2).

@@ -261,7 +261,7 @@ pub fn unpack(result: Desc, vector: Desc, mask: Desc, field: Desc, site: Site) {
 
 /// The lines of an array along one dimension: `lines` of them, the other
 /// subscripts in array element order; element `i` of line `l` is element
-/// number [`Lines::element`] of the array.
+/// number `start(l) + i * below` of the array.
 struct Lines {
     extent: i64,
     below: i64,
@@ -283,11 +283,11 @@ impl Lines {
         let lines = if extent == 0 { 0 } else { source.elements() / extent as usize };
         Lines { extent, below, lines }
     }
-    /// The element number of element `i` (zero-based) of line `l`.
-    fn element(&self, l: usize, i: i64) -> usize {
+    /// The element number of the first element of line `l`.
+    fn start(&self, l: usize) -> i64 {
         let l = l as i64;
         let (low, high) = if self.below == 0 { (0, 0) } else { (l % self.below, l / self.below) };
-        (low + i * self.below + high * self.below * self.extent) as usize
+        low + high * self.below * self.extent
     }
     /// Checks that `arg` (`SHIFT=`, `BOUNDARY=`) is a scalar or an array of
     /// rank one less than `source`'s, conformable with its other dimensions.
@@ -340,12 +340,28 @@ pub fn cshift(result: Desc, source: Desc, shift: Desc, dim: i32, site: Site) {
         *e = source.extent(j).max(0);
     }
     result_like(result, source, &extents[..rank], name, site);
-    let bytes = source.elem_len();
     for l in 0..lines.lines {
         let s = line_shift(shift, l, name, site);
-        for i in 0..lines.extent {
-            let from = source.base().offset(source.element_offset(lines.element(l, (i + s).rem_euclid(lines.extent))));
-            copy_element(result.base().plus(lines.element(l, i) * bytes), from, source, site);
+        shift_line(result, source, &lines, l, |i| Some((i + s).rem_euclid(lines.extent)), None, site);
+    }
+}
+
+/// Element `i` of line `l` of `result` from element `from(i)` of the same
+/// line of `source`, or where that is `None` from `boundary` (if any). A
+/// function of its own, so that the per-element calls keep few values
+/// live (see "Registers" in [`super`]).
+#[inline(never)]
+fn shift_line(result: Desc, source: Desc, lines: &Lines, l: usize, from: impl Fn(i64) -> Option<i64>, boundary: Option<Addr>, site: Site) {
+    let (bytes, start) = (source.elem_len(), lines.start(l));
+    for i in 0..lines.extent {
+        let to = result.base().plus((start + i * lines.below) as usize * bytes);
+        match from(i) {
+            Some(k) => copy_element(to, source.base().offset(source.element_offset((start + k * lines.below) as usize)), source, site),
+            None => {
+                if let Some(b) = boundary {
+                    copy_element(to, b, source, site);
+                }
+            }
         }
     }
 }
@@ -386,7 +402,6 @@ pub fn eoshift(result: Desc, source: Desc, shift: Shift, boundary: Option<Desc>,
         *e = source.extent(j).max(0);
     }
     result_like(result, source, &extents[..rank], name, site);
-    let bytes = source.elem_len();
     if boundary.is_none() {
         default_fill(result, name, site);
     }
@@ -395,15 +410,8 @@ pub fn eoshift(result: Desc, source: Desc, shift: Shift, boundary: Option<Desc>,
             Shift::Scalar(s) => s,
             Shift::Array(d) => line_shift(d, l, name, site),
         };
-        for i in 0..lines.extent {
-            let to = result.base().plus(lines.element(l, i) * bytes);
-            let k = i.saturating_add(s);
-            if (0..lines.extent).contains(&k) {
-                copy_element(to, source.base().offset(source.element_offset(lines.element(l, k))), source, site);
-            } else if let Some(b) = boundary {
-                copy_element(to, line_element(b, l), source, site);
-            }
-        }
+        let within = |i: i64| Some(i.saturating_add(s)).filter(|k| (0..lines.extent).contains(k));
+        shift_line(result, source, &lines, l, within, boundary.map(|b| line_element(b, l)), site);
     }
 }
 
@@ -664,6 +672,15 @@ fn products<X: MatmulOperand, Y: MatmulOperand, A: Accumulator, R: MatmulElement
     }
 }
 
+/// Establishes `MATMUL`'s result with `extents` and allocates it. Out of
+/// line, so that `matmul` keeps few values across its calls (see
+/// "Registers" in [`super`]).
+#[inline(never)]
+fn allocate_product(result: Desc, code: i8, bytes: usize, extents: &[i64], site: Site) {
+    result.establish(code, bytes, Addr::NULL, extents.len(), Some(extents), attribute::ALLOCATABLE, false);
+    reduction::allocate_result(result, b"MATMUL", site);
+}
+
 /// `_FortranAMatmul<X><Y>`: (n,k)x(k,m), (k)x(k,m) or (n,k)x(k), with a
 /// result of `R` (the type of `X * Y`: complex when either operand is).
 pub fn matmul<X: MatmulOperand, Y: MatmulOperand, R: MatmulElement>(result: Desc, x: Desc, y: Desc, site: Site) {
@@ -689,8 +706,7 @@ pub fn matmul<X: MatmulOperand, Y: MatmulOperand, R: MatmulElement>(result: Desc
         (1, _) => &[m],
         _ => &[n],
     };
-    result.establish(code, core::mem::size_of::<R>(), Addr::NULL, extents.len(), Some(extents), attribute::ALLOCATABLE, false);
-    reduction::allocate_result(result, b"MATMUL", site);
+    allocate_product(result, code, core::mem::size_of::<R>(), extents, site);
     let (xi, xl) = if xr == 2 { (x.byte_stride(0), x.byte_stride(1)) } else { (0, x.byte_stride(0)) };
     let (yl, yj) = if yr == 2 { (y.byte_stride(0), y.byte_stride(1)) } else { (y.byte_stride(0), 0) };
     let at = Operands { x: x.base(), xi, xl, y: y.base(), yl, yj };
