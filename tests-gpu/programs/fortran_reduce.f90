@@ -5,9 +5,10 @@
 ! rank 1 and 2, with DIM=, MASK= and BACK=, of integer and real kinds, and
 ! MATMUL (also of mixed INTEGER and REAL kinds, and of LOGICAL), TRANSPOSE,
 ! RESHAPE, PACK, UNPACK, SPREAD, CSHIFT and EOSHIFT (also along DIM=, with
-! an array SHIFT= and BOUNDARY=). Values exact in any
-! order of evaluation, printed as integers (NINT is avoided: flang 22 makes
-! it llvm.lround, which the NVPTX back end cannot select).
+! an array SHIFT= and BOUNDARY=). Values exact in any order of evaluation
+! (but MATMUL's single-precision sums in PRECISION), printed as integers
+! (NINT is avoided: flang 22 makes it llvm.lround, which the NVPTX back end
+! cannot select).
 module fr_work
   implicit none
 contains
@@ -131,6 +132,28 @@ contains
     out(10) = sum(u * reshape([1, 2, 3, 4, 5, 6], [2, 3]))
   end subroutine
 
+  ! MATMUL of REAL(4) sums 1e8 + 1 - 1e8 as flang-rt does: in single
+  ! precision (0) where both operands' columns are contiguous, in double (1
+  ! per row) where the rows are strided. At -O2 flang inlines MATMUL and
+  ! sums in single precision throughout (fortran_reduce.O0.expected holds
+  ! the runtime's result).
+  subroutine precision(out)
+    !$omp declare target
+    integer, intent(out) :: out(2)
+    real(4) :: x(4, 3), y(3, 1), p(1, 1), q(2, 1)
+    integer :: j
+    do j = 1, 3
+      y(j, 1) = 1.0
+    end do
+    x(:, 1) = [1e8, 0.0, 1e8, 0.0]
+    x(:, 2) = [1.0, 0.0, 1.0, 0.0]
+    x(:, 3) = -x(:, 1)
+    p = matmul(x(1:1, :), y)
+    q = matmul(x(1:3:2, :), y)
+    out(1) = int(p(1, 1))
+    out(2) = int(q(1, 1) + q(2, 1))
+  end subroutine
+
   ! MATMUL of operands of different types and kinds, whose result takes the
   ! wider type (REAL over INTEGER, the greater kind), and of LOGICALs.
   subroutine mixed(a, r, out)
@@ -173,7 +196,7 @@ end module
 program fortran_reduce
   use fr_work
   implicit none
-  integer :: a(6, 4), i, j, dims(8, 4), t(10), m(8), sh(10)
+  integer :: a(6, 4), i, j, dims(8, 4), t(10), m(8), sh(10), pr(2)
   real(8) :: r(3, 4)
   integer(8) :: all(24)
   do j = 1, 4
@@ -186,12 +209,13 @@ program fortran_reduce
       r(i, j) = 0.5d0 * i + 0.25d0 * j
     end do
   end do
-  !$omp target map(to: a, r) map(from: all, dims, t, m, sh)
+  !$omp target map(to: a, r) map(from: all, dims, t, m, sh, pr)
   call reduce_all(a, r, all)
   call reduce_dim(a, r, dims)
   call transform(a, r, t)
   call mixed(a, r, m)
   call shifts(a, sh)
+  call precision(pr)
   !$omp end target
   print '(a, 12i8)', 'all:', all(1:12)
   print '(a, 12i8)', 'all:', all(13:24)
@@ -201,4 +225,5 @@ program fortran_reduce
   print '(a, 10i8)', 'transform:', t
   print '(a, 8i8)', 'mixed:', m
   print '(a, 10i8)', 'shifts:', sh
+  print '(a, 2i8)', 'precision:', pr
 end program
