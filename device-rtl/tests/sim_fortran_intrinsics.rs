@@ -118,6 +118,33 @@ fn wide<T: Copy>(values: &[&[T]], len: usize, extents: &[i64], code: i8) -> (Buf
     (buf, d)
 }
 
+/// ADJUSTL and ADJUSTR of a strided rank-2 section: the result is
+/// contiguous, in the section's array element order.
+#[test]
+fn adjust_of_a_section_keeps_array_element_order() {
+    let got = on_device(|| unsafe {
+        let words = [" ab", "xxx", "c  ", "xxx", "  d", "xxx", "e f", "xxx"];
+        let parent: Vec<u8> = words.iter().flat_map(|w| w.bytes()).collect();
+        let buf = Buf::of(&parent);
+        // s(1:3:2, 1:2) of a CHARACTER(3) array of 4 x 2: elements 1, 3, 5, 7.
+        let mut s = Desc::empty();
+        let dims = [Dim { lower_bound: 1, extent: 2, byte_stride: 6 }, Dim { lower_bound: 1, extent: 2, byte_stride: 12 }];
+        s.establish(buf.ptr(), 3, type_code::CHAR, attribute::OTHER, &dims, None);
+        let (l, r) = (Desc::empty(), Desc::empty());
+        _FortranAAdjustl(l.ptr(), s.ptr(), file(), 1);
+        _FortranAAdjustr(r.ptr(), s.ptr(), file(), 1);
+        let out = (l.extents(), l.read_bytes(), r.read_bytes());
+        for d in [&l, &r] {
+            _FortranAAllocatableDeallocate(d.ptr(), false, NULL, file(), 1);
+        }
+        out
+    });
+    let text = |v: Vec<Vec<u8>>| v.into_iter().map(|w| String::from_utf8(w).unwrap()).collect::<Vec<_>>();
+    assert_eq!(got.0, vec![2, 2]);
+    assert_eq!(text(got.1), ["ab ", "c  ", "d  ", "e f"]);
+    assert_eq!(text(got.2), [" ab", "  c", "  d", "e f"]);
+}
+
 /// TRIM, ADJUSTL and ADJUSTR of CHARACTER(KIND=2) and (KIND=4): lengths in
 /// characters, a blank the code point 32 (U+2020 holds two 0x20 bytes and
 /// is no blank).

@@ -4,7 +4,7 @@
 
 use super::assign::{self, STAT_BAD_POINTER_DEALLOCATION, STAT_INVALID_DESCRIPTOR, STAT_MOVE_ALLOC_SAME, return_error};
 use super::derived;
-use super::descriptor::Desc;
+use super::descriptor::{Desc, Walk};
 use super::memory::{self, Addr};
 use super::terminator::{self, Site};
 use super::type_info::TypeInfo;
@@ -67,22 +67,34 @@ fn assign_source(d: Desc, source: Desc, site: Site) {
         return assign::assign(d, source, 0, site);
     }
     let bytes = d.elem_len();
+    let mut walk = Walk::new(d);
     match d.derived_type() {
         Some(t) => derived::with_temporary_descriptor(0, d.len_parameters(), |element| {
-            for n in 0..d.elements() {
-                element.establish_derived(t, d.base().offset(d.element_offset(n)), 0, None, attribute::OTHER);
-                for j in 0..t.len_parameters() {
-                    element.set_len_parameter(j, d.len_parameter(j));
-                }
-                assign::assign(element, source, 0, site);
+            for _ in 0..d.elements() {
+                assign_source_element(element, t, d, d.base().offset(walk.offset()), source, site);
+                walk.advance();
             }
         }),
         None => {
-            for n in 0..d.elements() {
-                d.base().offset(d.element_offset(n)).copy_from(source.base(), bytes);
+            for _ in 0..d.elements() {
+                d.base().offset(walk.offset()).copy_from(source.base(), bytes);
+                walk.advance();
             }
         }
     }
+}
+
+/// `source` assigned to the element at `at` of `d`, of derived type `t`,
+/// through the scalar descriptor `element`. Out of line, so that
+/// `assign_source`'s loop keeps few values across its calls (see
+/// "Registers" in [`super`]).
+#[inline(never)]
+fn assign_source_element(element: Desc, t: TypeInfo, d: Desc, at: Addr, source: Desc, site: Site) {
+    element.establish_derived(t, at, 0, None, attribute::OTHER);
+    for j in 0..t.len_parameters() {
+        element.set_len_parameter(j, d.len_parameter(j));
+    }
+    assign::assign(element, source, 0, site);
 }
 
 /// `_FortranAAllocatableAllocateSource`: [`allocate`], then the value of

@@ -4,7 +4,7 @@
 //! conventions: lengths in characters, no terminating NUL, the shorter
 //! operand of a comparison blank-padded, positions 1-based (0: none).
 
-use super::descriptor::Desc;
+use super::descriptor::{Desc, Walk};
 use super::memory::Addr;
 use super::terminator::{self, Site};
 use omprt_abi::fortran::{attribute, type_code};
@@ -118,36 +118,46 @@ pub fn adjust(result: Desc, string: Desc, right: bool, site: Site) {
         terminator::crash_with(site, b"ADJUSTL/R: could not allocate storage for result");
     }
     let chars = elem / bytes;
+    let mut walk = Walk::new(string);
     for n in 0..string.elements() {
-        let from = Chars { at: string.base().offset(string.element_offset(n)), len: chars, bytes };
-        let to = Chars { at: result.base().plus(n * elem), len: chars, bytes };
-        if right {
-            let mut j = len_trim(from);
-            let mut k = chars;
-            while j > 0 {
-                to.set(k - 1, from.get(j - 1));
-                j -= 1;
-                k -= 1;
-            }
-            while k > 0 {
-                to.set(k - 1, BLANK);
-                k -= 1;
-            }
-        } else {
-            let mut j = 0;
-            while j < chars && from.get(j) == BLANK {
-                j += 1;
-            }
-            let mut k = 0;
-            while j < chars {
-                to.set(k, from.get(j));
-                j += 1;
-                k += 1;
-            }
-            while k < chars {
-                to.set(k, BLANK);
-                k += 1;
-            }
+        let from = Chars { at: string.base().offset(walk.offset()), len: chars, bytes };
+        adjust_one(from, Chars { at: result.base().plus(n * elem), len: chars, bytes }, right);
+        walk.advance();
+    }
+}
+
+/// `to` becomes `from` with its leading (trailing, `right`) blanks moved to
+/// its other end. A function of its own, so that `adjust`'s loop keeps few
+/// values across its calls (see "Registers" in [`super`]).
+#[inline(never)]
+fn adjust_one(from: Chars, to: Chars, right: bool) {
+    let chars = from.len;
+    if right {
+        let mut j = len_trim(from);
+        let mut k = chars;
+        while j > 0 {
+            to.set(k - 1, from.get(j - 1));
+            j -= 1;
+            k -= 1;
+        }
+        while k > 0 {
+            to.set(k - 1, BLANK);
+            k -= 1;
+        }
+    } else {
+        let mut j = 0;
+        while j < chars && from.get(j) == BLANK {
+            j += 1;
+        }
+        let mut k = 0;
+        while j < chars {
+            to.set(k, from.get(j));
+            j += 1;
+            k += 1;
+        }
+        while k < chars {
+            to.set(k, BLANK);
+            k += 1;
         }
     }
 }

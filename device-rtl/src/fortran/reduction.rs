@@ -864,7 +864,10 @@ fn location_result(result: Desc, kind: usize, n: usize, name: &[u8], site: Site)
 }
 
 /// A location search over the selected elements: `better(at, best)` says
-/// whether the element at `at` replaces the best so far.
+/// whether the element at `at` replaces the best so far. A function of its
+/// own, so that the search's calls keep few values live (see "Registers"
+/// in [`super`]).
+#[inline(never)]
 fn locate(x: Desc, mask: Option<Desc>, name: &[u8], site: Site, mut better: impl FnMut(Addr, Option<Addr>) -> bool) -> [i64; MAX_RANK] {
     let mut position = [0i64; MAX_RANK];
     let mut best: Option<Addr> = None;

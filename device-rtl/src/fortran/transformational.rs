@@ -32,6 +32,9 @@ fn result_like(result: Desc, source: Desc, extents: &[i64], name: &[u8], site: S
 
 /// Copies one element of `source`'s type: bytes, or for a derived type with
 /// allocatable components a default-initialized element and a deep copy.
+/// Out of line: the loops that call it keep their values, not its own,
+/// across its calls (see "Registers" in [`super`]).
+#[inline(never)]
 fn copy_element(to: Addr, from: Addr, source: Desc, site: Site) {
     match source.derived_type().filter(|t| !t.no_destruction_needed() || !t.no_initialization_needed()) {
         Some(t) => {
