@@ -92,7 +92,8 @@ impl Typed for Complex<f64> {
 }
 
 /// A complex number in double precision: the accumulator of `DOT_PRODUCT`
-/// and `MATMUL`, and an operand of `FINDLOC`'s comparison.
+/// and of `MATMUL`'s double-precision sums, and an operand of `FINDLOC`'s
+/// comparison.
 pub type Wide = Complex<f64>;
 
 impl Wide {
