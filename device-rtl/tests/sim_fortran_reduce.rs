@@ -854,6 +854,10 @@ fn matmul_of_every_kind_sums_as_flang_rt_does() {
         let dims = [Dim { lower_bound: 1, extent: 2, byte_stride: 8 }, Dim { lower_bound: 1, extent: 3, byte_stride: 16 }];
         rows.establish(buf.ptr(), 4, type_code::FLOAT, attribute::OTHER, &dims, None);
         assert_eq!(sums(&rows, &y), [1.0, 1.0], "strided rows");
+        // x(1:1, :): one row, whose stride does not matter.
+        let mut first = Desc::empty();
+        first.establish(buf.ptr(), 4, type_code::FLOAT, attribute::OTHER, &[Dim { extent: 1, ..dims[0] }, dims[1]], None);
+        assert_eq!(sums(&first, &y), [0.0], "a one-row section");
         // Row 1 of that matrix as a vector: x(1, :).
         let mut row = Desc::empty();
         row.establish(buf.ptr(), 4, type_code::FLOAT, attribute::OTHER, &dims[1..], None);
