@@ -120,13 +120,7 @@ pub fn reshape(result: Desc, source: Desc, shape: Desc, pad: Option<Desc>, order
             offset += subscript[j] * stride;
             stride *= extents[j];
         }
-        let from = if k < available {
-            source.base().offset(source.element_offset(k))
-        } else {
-            let p = pad.unwrap_or(source);
-            p.base().offset(p.element_offset((k - available) % p.elements()))
-        };
-        copy_element(result.base().offset(offset * bytes), from, source, site);
+        reshape_element(result.base().offset(offset * bytes), source, pad, k, site);
         // Next subscript in ORDER= order.
         for &d in dims.iter().take(rank) {
             subscript[d] += 1;
@@ -136,6 +130,21 @@ pub fn reshape(result: Desc, source: Desc, shape: Desc, pad: Option<Desc>, order
             subscript[d] = 0;
         }
     }
+}
+
+/// Element `k` of `source` followed by `pad` repeated, copied to `to`. A
+/// function of its own, so that `reshape`'s loop keeps few values across
+/// its calls (see "Registers" in [`super`]).
+#[inline(never)]
+fn reshape_element(to: Addr, source: Desc, pad: Option<Desc>, k: usize, site: Site) {
+    let available = source.elements();
+    let from = if k < available {
+        source.base().offset(source.element_offset(k))
+    } else {
+        let p = pad.unwrap_or(source);
+        p.base().offset(p.element_offset((k - available) % p.elements()))
+    };
+    copy_element(to, from, source, site);
 }
 
 /// `_FortranAPack(result, source, mask, vector)`.
