@@ -256,7 +256,14 @@ fn partial_result(result: Desc, x: Desc, dim0: usize, code: i8, bytes: usize, na
             k += 1;
         }
     }
-    result.establish(code, bytes, Addr::NULL, rank - 1, Some(&extents[..rank - 1]), attribute::ALLOCATABLE, false);
+    allocated_result(result, code, bytes, &extents[..rank - 1], name, site);
+}
+
+/// Establishes `result` as an allocatable array of `code` elements of
+/// `bytes` bytes with `extents` (none: a scalar), lower bounds 1, and
+/// allocates it.
+pub fn allocated_result(result: Desc, code: i8, bytes: usize, extents: &[i64], name: &[u8], site: Site) {
+    result.establish(code, bytes, Addr::NULL, extents.len(), Some(extents), attribute::ALLOCATABLE, false);
     allocate_result(result, name, site);
 }
 
@@ -652,10 +659,7 @@ pub fn extremum_dim(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, max: bo
         return character_extremum(result, x, dim, mask, max, site);
     }
     if dim == 0 || x.rank() == 1 {
-        // A scalar result, allocated.
-        result.establish(x.type_code(), x.elem_len(), Addr::NULL, 0, None, attribute::ALLOCATABLE, false);
-        allocate_result(result, name, site);
-        let out = result.base();
+        let out = scalar_result(result, x, name, site);
         numeric_type!(x.type_code(), T => if max {
             out.store(total::<Extremum<T, true>>(x, 0, mask, name, site))
         } else {
@@ -684,47 +688,32 @@ pub fn character_extremum(result: Desc, x: Desc, dim: i32, mask: Option<Desc>, m
     let name: &[u8] = if max { b"MAXVAL" } else { b"MINVAL" };
     let bytes = character::kind_of(x, name, site);
     let len = x.elem_len();
-    let pick = |best: Option<Addr>, at: Addr| match best {
-        None => Some(at),
-        Some(b) => {
-            let c = character::compare(Chars { at, len: len / bytes, bytes }, Chars { at: b, len: len / bytes, bytes });
-            if (c > 0) == max && c != 0 { Some(at) } else { Some(b) }
-        }
-    };
+    // Whether the element at `at` replaces `best`: only a greater (lesser) one.
+    let better = |at: Addr, best: Addr| replaces_chars(Chars { at, len: len / bytes, bytes }, Chars { at: best, len: len / bytes, bytes }, max, false);
     let write = |out: Addr, best: Option<Addr>| match best {
         Some(b) => out.copy_from(b, len),
         None => out.fill(if max { 0 } else { 255 }, len),
     };
     if dim == 0 || x.rank() == 1 {
-        result.establish(x.type_code(), len, Addr::NULL, 0, None, attribute::ALLOCATABLE, false);
-        allocate_result(result, name, site);
+        let out = scalar_result(result, x, name, site);
         let mut best = None;
         visit(x, mask, name, site, |at, _| {
-            best = pick(best, at);
+            if best.is_none_or(|b| better(at, b)) {
+                best = Some(at);
+            }
             true
         });
-        write(result.base(), best);
+        write(out, best);
         return;
     }
     let dim0 = zero_based_dim(dim, x.rank(), name, site);
     partial_result(result, x, dim0, x.type_code(), len, name, site);
     let out = result.base();
     let extent = x.extent(dim0).max(0);
-    for_each_lane(x, dim0, mask, result.elements(), name, site, |r, lane| write(out.plus(r * len), best_in_lane(lane, extent, pick)));
-}
-
-/// The element of a lane that `pick` keeps over all the others, `None`
-/// where the lane selects none. A function of its own, so that the lane's
-/// calls keep few values live (see "Registers" in [`super`]).
-#[inline(never)]
-fn best_in_lane(lane: &dyn Fn(i64) -> Option<Addr>, extent: i64, pick: impl Fn(Option<Addr>, Addr) -> Option<Addr>) -> Option<Addr> {
-    let mut best = None;
-    for k in 0..extent {
-        if let Some(at) = lane(k) {
-            best = pick(best, at);
-        }
-    }
-    best
+    for_each_lane(x, dim0, mask, result.elements(), name, site, |r, lane| {
+        let k = best_in_lane(lane, extent, better);
+        write(out.plus(r * len), if k == 0 { None } else { lane(k - 1) })
+    });
 }
 
 /// `IAllDim`, `IAnyDim`, `IParityDim` (`op` 0, 1, 2).
@@ -755,8 +744,7 @@ pub fn norm2_dim(result: Desc, x: Desc, dim: i32, site: Site) {
 
 /// An allocated scalar result of `x`'s type.
 fn scalar_result(result: Desc, x: Desc, name: &[u8], site: Site) -> Addr {
-    result.establish(x.type_code(), x.elem_len(), Addr::NULL, 0, None, attribute::ALLOCATABLE, false);
-    allocate_result(result, name, site);
+    allocated_result(result, x.type_code(), x.elem_len(), &[], name, site);
     result.base()
 }
 
@@ -860,8 +848,7 @@ fn replaces_chars(value: Chars, previous: Chars, max: bool, back: bool) -> bool 
 /// An allocatable rank-1 integer result of `kind` with `n` elements.
 fn location_result(result: Desc, kind: usize, n: usize, name: &[u8], site: Site) {
     let code = type_code_of(TypeCategory::Integer, kind as i32).unwrap_or(type_code::INT64);
-    result.establish(code, kind, Addr::NULL, 1, Some(&[n as i64]), attribute::ALLOCATABLE, false);
-    allocate_result(result, name, site);
+    allocated_result(result, code, kind, &[n as i64], name, site);
 }
 
 /// A location search over the selected elements: `better(at, best)` says
@@ -929,7 +916,7 @@ pub fn extremum_location_dim(result: Desc, x: Desc, kind: i32, dim: i32, mask: O
     macro_rules! lanes {
         ($better:expr) => {
             for_each_lane(x, dim0, mask, result.elements(), name, site, |r, lane| {
-                store_integer(out.plus(r * kind), kind, lane_location(lane, extent, $better));
+                store_integer(out.plus(r * kind), kind, best_in_lane(lane, extent, $better));
             })
         };
     }
@@ -944,11 +931,12 @@ pub fn extremum_location_dim(result: Desc, x: Desc, kind: i32, dim: i32, mask: O
 }
 
 /// The 1-based position along a lane of the element no later one
-/// replaces (`better(later, best)`), 0 for none. A function of its own
-/// per element type, so that the lane's calls keep few values live (see
-/// "Registers" in [`super`]).
+/// replaces (`better(later, best)`), 0 where the lane selects none (the
+/// extremum intrinsics with `DIM=`). A function of its own per element
+/// type, so that the lane's calls keep few values live (see "Registers"
+/// in [`super`]).
 #[inline(never)]
-fn lane_location(lane: &dyn Fn(i64) -> Option<Addr>, extent: i64, better: impl Fn(Addr, Addr) -> bool) -> i64 {
+fn best_in_lane(lane: &dyn Fn(i64) -> Option<Addr>, extent: i64, better: impl Fn(Addr, Addr) -> bool) -> i64 {
     let mut best: Option<(Addr, i64)> = None;
     for k in 0..extent {
         if let Some(at) = lane(k)

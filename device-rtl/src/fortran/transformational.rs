@@ -684,13 +684,12 @@ fn products<X: MatmulOperand, Y: MatmulOperand, A: Accumulator, R: MatmulElement
     }
 }
 
-/// Establishes `MATMUL`'s result with `extents` and allocates it. Out of
-/// line, so that `matmul` keeps few values across its calls (see
-/// "Registers" in [`super`]).
+/// [`reduction::allocated_result`] for `MATMUL`, out of line: inlined, its
+/// rank loop and allocation would raise every `matmul`'s registers (`cargo
+/// xtask fortran-registers`; see "Registers" in [`super`]).
 #[inline(never)]
 fn allocate_product(result: Desc, code: i8, bytes: usize, extents: &[i64], site: Site) {
-    result.establish(code, bytes, Addr::NULL, extents.len(), Some(extents), attribute::ALLOCATABLE, false);
-    reduction::allocate_result(result, b"MATMUL", site);
+    reduction::allocated_result(result, code, bytes, extents, b"MATMUL", site);
 }
 
 /// `_FortranAMatmul<X><Y>`: (n,k)x(k,m), (k)x(k,m) or (n,k)x(k), with a
